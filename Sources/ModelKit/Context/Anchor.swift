@@ -1,0 +1,85 @@
+/// Keeps a hierarchy alive. Held only by the model value `withAnchor` returns and its copies; when the
+/// last of them is released the hierarchy is torn down.
+final class Anchor: Sendable {
+    let hierarchy: Hierarchy
+
+    init(hierarchy: Hierarchy) {
+        self.hierarchy = hierarchy
+    }
+
+    deinit {
+        hierarchy.tearDown()
+    }
+}
+
+extension Hierarchy {
+    /// Anchors `model` as the root of this (new) hierarchy and activates it.
+    func anchorRoot<M: Model>(_ model: M, dependencies: DependencyValues) -> Context<M> {
+        withSection {
+            let context = makeContext(for: model, place: nil, inherited: dependencies, isRoot: true)
+            root = context
+            return context
+        }
+    }
+}
+
+extension Model {
+    /// Anchors the model: it becomes the root of a live hierarchy, and it and its children are
+    /// activated.
+    ///
+    /// Only the returned value and its copies keep the hierarchy alive; when the last of them is
+    /// released, every model in it is torn down and its tasks cancelled. The original value is the
+    /// same model (it reads and writes the live state) but does not keep it alive.
+    ///
+    /// ```swift
+    /// let app = AppModel().withAnchor()
+    /// app.addButtonTapped()
+    /// ```
+    ///
+    /// - Note: Capturing the returned value in a task started through it, or in a callback handed
+    ///   to a child, keeps the hierarchy alive until that task ends or that child is removed.
+    public func withAnchor() -> Self {
+        withAnchor { _ in }
+    }
+
+    /// Anchors the model with dependency overrides for the whole hierarchy.
+    ///
+    /// ```swift
+    /// let app = AppModel().withAnchor {
+    ///     $0.factClient.fetch = { "\($0) is a good number." }
+    /// }
+    /// ```
+    public func withAnchor(
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
+        _ dependencies: (inout DependencyValues) -> Void
+    ) -> Self {
+        if node.box.context != nil {
+            reportIssue(ModelIssue(
+                "\(typeName(Self.self)) is already anchored; withAnchor() returned it unchanged.",
+                fixes: [
+                    "Anchor a model once, at the root of its hierarchy.",
+                    "To add a model to an existing hierarchy, assign it to a tracked property of a model in it.",
+                ],
+                fileID: fileID, filePath: filePath, line: line, column: column
+            ))
+            return self
+        }
+        return anchored(testing: nil, dependencies)
+    }
+
+    /// Anchors the model in a new hierarchy, optionally under a tester.
+    package func anchored(testing: TestingSupport?, _ dependencies: (inout DependencyValues) -> Void) -> Self {
+        let hierarchy = Hierarchy(testing: testing)
+        var values = DependencyValues(hierarchy: hierarchy)
+        dependencies(&values)
+        _ = hierarchy.anchorRoot(self, dependencies: values)
+        var copy = self
+        copy.node.anchor = Anchor(hierarchy: hierarchy)
+        return copy
+    }
+
+    /// The hierarchy this model lives in, if anchored (for ModelKitTesting).
+    package var hierarchy: Hierarchy? {
+        node.box.context?.hierarchy
+    }
+}

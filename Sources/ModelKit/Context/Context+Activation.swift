@@ -1,0 +1,61 @@
+// Activation (parents first) and teardown (a model's own work before its children's).
+
+extension AnyContext {
+    /// Calls `onActivate` once, then the `withActivation` handlers. Called without the lock.
+    final func activate(_ handlers: [@Sendable (Any) -> Void]) {
+        let shouldActivate: Bool = lock.withShortLock {
+            guard state == .anchored else { return false }
+            state = .active
+            return true
+        }
+        guard shouldActivate else { return }
+        performActivation(handlers)
+    }
+
+    /// Destructs this context and the children left without a place, parents first. Caller holds
+    /// the lock for a section; the collected work runs after it is released.
+    final func destruct(into batch: inout TeardownBatch) {
+        guard state.isLive else { return }
+        state = .destructed
+        batch.entries.append(TeardownBatch.Entry(work: extras?.takeWorkForTeardown() ?? .init()))
+        for index in schema.childSlotIndices {
+            guard let slot = slots[index] else { continue }
+            for child in slot.list {
+                if let position = child.places.firstIndex(where: { $0.parent === self && $0.slot == index }) {
+                    child.places.remove(at: position)
+                }
+                if child.places.isEmpty && !child.isRoot {
+                    child.destruct(into: &batch)
+                }
+            }
+        }
+        slots = [:]
+        places = []
+        extras = nil
+        observedMask = 0
+        activationHandlers = []
+        for cell in currentCells() {
+            cell.retire()
+        }
+        batch.releasedModels.append(takeModel())
+    }
+}
+
+/// The work of tearing contexts down, performed after the lock is released, in order.
+struct TeardownBatch {
+    struct Entry {
+        var work: ContextExtras.TeardownWork
+    }
+
+    var entries: [Entry] = []
+    /// Model values dropped by destructed contexts, released after the work.
+    var releasedModels: [Any?] = []
+
+    var isEmpty: Bool { entries.isEmpty }
+
+    func perform() {
+        for entry in entries {
+            entry.work.perform()
+        }
+    }
+}

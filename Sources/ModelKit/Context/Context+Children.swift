@@ -1,0 +1,298 @@
+// Anchoring models into a hierarchy and keeping child slots in step with their values.
+// Everything here runs with the hierarchy lock held for a section.
+
+extension Hierarchy {
+    /// Creates the context of `model`, binds its storage and anchors its subtree. Activation of the
+    /// new contexts is queued, parents first, for the end of the section.
+    func makeContext<M: Model>(
+        for model: M,
+        place: Place?,
+        inherited: DependencyValues,
+        isRoot: Bool = false
+    ) -> Context<M> {
+        let schema = Schema<M>.shared
+        let box = model.node.box
+        let modifiers = unboundLock.withShortLock { box.takeModifiers() }
+        var dependencies = inherited
+        for override in modifiers.dependencies {
+            override(&dependencies)
+        }
+        let context = Context<M>(
+            hierarchy: self, schema: schema, dependencies: dependencies, state: .anchored, isRoot: isRoot, model: model
+        )
+        if let place { context.places = [place] }
+        context.idKey = AnyHashable(model.id)
+
+        let cells = schema.cells(of: model)
+        let conflict: Int? = unboundLock.withShortLock {
+            if let index = cells.firstIndex(where: { $0.boundContext != nil }) { return index }
+            box.bind(context)
+            for (index, cell) in cells.enumerated() {
+                cell.bind(to: context, index: index)
+            }
+            return nil
+        }
+        if let conflict {
+            deferIssue(ModelIssue(
+                "\(schema.typeName).\(schema.name(conflict)) shares its storage with another model instance; this \(schema.typeName) was not anchored.",
+                fixes: ["Create each model with its initializer instead of copying another model and replacing its `node`."]
+            ))
+            context.state = .destructed
+            return context
+        }
+        #if DEBUG
+        checkRegistration(of: model, schema: schema)
+        #endif
+        for printer in modifiers.printers {
+            hooks.append(ChangePrinter(root: context, printer: printer))
+            hasHooks = true
+        }
+        pendingActions.append(.activate(context, modifiers.activations))
+        for index in schema.childSlotIndices {
+            context.reconcileSlot(index)
+        }
+        return context
+    }
+}
+
+extension AnyContext {
+    /// Brings child slot `index` in step with the cell's current value: anchors new models, keeps
+    /// live ones, continues a live child from a new instance with its id, and removes the rest.
+    final func reconcileSlot(_ index: Int) {
+        guard state.isLive, let cell = cell(index) else { return }
+        let stamp = hierarchy.nextStamp()
+        var existing = slots[index] ?? SlotChildren()
+        for child in existing.list { child.markStamp = stamp }
+
+        let sink = ReconcileSink(parent: self, slot: index, stamp: stamp)
+        var visitor = ContainerVisitor(sink: sink)
+        schema.visitChildren(index, cell: cell, &visitor)
+
+        var list: [AnyContext] = []
+        list.reserveCapacity(sink.entries.count)
+        var addedIDs: Set<AnyHashable> = []
+        for entry in sink.entries {
+            switch entry {
+            case .kept(let child):
+                list.append(child)
+            case .shared(let child):
+                if let key = child.idKey, let other = existing.byID[key], other !== child {
+                    reportDuplicate(key, slot: index)
+                    continue
+                }
+                child.places.append(Place(parent: self, slot: index))
+                child.keptStamp = stamp
+                list.append(child)
+                if let key = child.idKey { existing.byID[key] = child }
+            case .initial(let initial):
+                if let live = existing.byID[initial.id], live.markStamp == stamp, live.keptStamp != stamp,
+                   live.schema === initial.schema {
+                    live.keptStamp = stamp
+                    initial.adopt(live)
+                    list.append(live)
+                } else if existing.byID[initial.id] != nil || !addedIDs.insert(initial.id).inserted {
+                    reportDuplicate(initial.id, slot: index)
+                } else {
+                    let child = initial.anchor(hierarchy, Place(parent: self, slot: index), dependencies)
+                    guard child.state.isLive else { continue }
+                    child.keptStamp = stamp
+                    list.append(child)
+                    existing.byID[initial.id] = child
+                }
+            case .rejected(let issue):
+                hierarchy.deferIssue(issue)
+            }
+        }
+
+        for child in existing.list where child.keptStamp != stamp {
+            if let key = child.idKey, existing.byID[key] === child {
+                existing.byID[key] = nil
+            }
+            child.removePlace(parent: self, slot: index)
+        }
+        existing.list = list
+        slots[index] = list.isEmpty ? nil : existing
+    }
+
+    private final func reportDuplicate(_ id: AnyHashable, slot index: Int) {
+        hierarchy.deferIssue(ModelIssue(
+            "\(typeName).\(schema.name(index)) holds two different models with the id \(id); the second was not anchored.",
+            fixes: [
+                "Give each model in a collection its own id.",
+                "To replace a model, remove the old instance in the same write that adds the new one.",
+            ]
+        ))
+    }
+
+    /// Removes one place; a context left without places is destructed when the section ends.
+    final func removePlace(parent: AnyContext, slot: Int) {
+        if let position = places.firstIndex(where: { $0.parent === parent && $0.slot == slot }) {
+            places.remove(at: position)
+        }
+        if places.isEmpty && !isRoot {
+            hierarchy.orphans.append(self)
+        }
+    }
+
+    /// Whether `other` is this context or one of its ancestors.
+    final func isSelfOrAncestor(_ other: AnyContext) -> Bool {
+        var visited: Set<ObjectIdentifier> = []
+        var queue: [AnyContext] = [self]
+        while let context = queue.popLast() {
+            if context === other { return true }
+            guard visited.insert(ObjectIdentifier(context)).inserted else { continue }
+            queue.append(contentsOf: context.places.compactMap(\.parent))
+        }
+        return false
+    }
+
+    /// The model's path from its root, as printed: `AppModel.counters[0].counter`.
+    final func path() -> String {
+        guard let place = places.first, let parent = place.parent else {
+            return typeName
+        }
+        var components = ""
+        if let cell = parent.cell(place.slot) {
+            let sink = CollectingSink(tracksPath: true)
+            var visitor = ContainerVisitor(sink: sink)
+            parent.schema.visitChildren(place.slot, cell: cell, &visitor)
+            if let entry = sink.entries.first(where: { $0.box.context === self }) {
+                components = entry.path.joined()
+            }
+        }
+        return "\(parent.path()).\(parent.schema.name(place.slot))\(components)"
+    }
+
+    /// All children, in slot order.
+    final var children: [AnyContext] {
+        schema.childSlotIndices.flatMap { slots[$0]?.list ?? [] }
+    }
+}
+
+extension Context {
+    /// Continues this live context with `newModel`, a new instance with the same id: the new
+    /// instance's storage becomes the live storage, its values count as changes, and the replaced
+    /// instance's storage is retired (its copies read their last values; writes are reported).
+    func adopt(_ newModel: M) {
+        guard let oldModel = model else { return }
+        let newCells = typedSchema.cells(of: newModel)
+        let oldCells = typedSchema.cells(of: oldModel)
+        let newBox = newModel.node.box
+        let alreadyBound = unboundLock.withShortLock { () -> Bool in
+            if newBox.context != nil || newCells.contains(where: { $0.boundContext != nil }) { return true }
+            _ = newBox.takeModifiers()
+            newBox.bind(self)
+            for (index, cell) in newCells.enumerated() where cell !== oldCells[index] {
+                cell.bind(to: self, index: index)
+            }
+            return false
+        }
+        guard !alreadyBound else { return }
+        model = newModel
+        let standIn = makeReplacedStandIn()
+        for index in newCells.indices where newCells[index] !== oldCells[index] {
+            let oldCell = oldCells[index]
+            let newCell = newCells[index]
+            if typedSchema.isChildSlot(index) {
+                recordBoxedChangeInSection(index, old: oldCell.anyValue, new: newCell.anyValue)
+                reconcileSlot(index)
+            } else if newCell.differs(from: oldCell) {
+                recordBoxedChangeInSection(index, old: oldCell.anyValue, new: newCell.anyValue)
+            }
+            oldCell.bind(to: standIn, index: index)
+            oldCell.retire()
+        }
+    }
+}
+
+/// Matches the models of a child slot's new value against the slot's live children.
+final class ReconcileSink: VisitSink {
+    enum Entry {
+        case kept(AnyContext)
+        case shared(AnyContext)
+        case initial(InitialModel)
+        case rejected(ModelIssue)
+    }
+
+    struct InitialModel {
+        let id: AnyHashable
+        let schema: AnySchema
+        let anchor: (Hierarchy, Place, DependencyValues) -> AnyContext
+        let adopt: (AnyContext) -> Void
+    }
+
+    let parent: AnyContext
+    let slot: Int
+    let stamp: UInt64
+    private(set) var entries: [Entry] = []
+
+    init(parent: AnyContext, slot: Int, stamp: UInt64) {
+        self.parent = parent
+        self.slot = slot
+        self.stamp = stamp
+    }
+
+    override func visit<M: Model>(_ model: M, visitor: inout ContainerVisitor) {
+        let box = model.node.box
+        guard let context = box.context else {
+            let schema = Schema<M>.shared
+            entries.append(.initial(InitialModel(
+                id: AnyHashable(model.id),
+                schema: schema,
+                anchor: { hierarchy, place, dependencies in
+                    hierarchy.makeContext(for: model, place: place, inherited: dependencies)
+                },
+                adopt: { live in
+                    unsafeDowncast(live, to: Context<M>.self).adopt(model)
+                }
+            )))
+            return
+        }
+        entries.append(classify(context, typeName: Schema<M>.shared.typeName))
+    }
+
+    private func classify(_ context: AnyContext, typeName: String) -> Entry {
+        let property = "\(parent.typeName).\(parent.schema.name(slot))"
+        if context.markStamp == stamp && context.keptStamp != stamp
+            && context.places.contains(where: { $0.parent === parent && $0.slot == slot }) {
+            context.keptStamp = stamp
+            return .kept(context)
+        }
+        if context.keptStamp == stamp {
+            return .rejected(ModelIssue(
+                "\(property) holds the same \(typeName) twice; it was anchored once.",
+                fixes: ["Store each model once per collection."]
+            ))
+        }
+        if context.hierarchy !== parent.hierarchy {
+            return .rejected(ModelIssue(
+                "A \(typeName) anchored in another hierarchy was added to \(property); it was not anchored here.",
+                fixes: ["Create a new \(typeName) for this hierarchy, or share state through a dependency."]
+            ))
+        }
+        switch context.state {
+        case .destructed, .replaced:
+            return .rejected(ModelIssue(
+                "A destructed \(typeName) was added to \(property); destructed models cannot be anchored again.",
+                fixes: [
+                    "Create a new \(typeName) instead of re-inserting a removed one.",
+                    "To move a model, add it to its new place before removing it from the old one, or do both in one `node.transaction`.",
+                ]
+            ))
+        case .frozen:
+            return .rejected(ModelIssue(
+                "A frozen copy of \(typeName) was added to \(property); frozen copies cannot be anchored.",
+                fixes: ["Add a new \(typeName) built from the frozen copy's values."]
+            ))
+        case .anchored, .active:
+            break
+        }
+        if parent.isSelfOrAncestor(context) {
+            return .rejected(ModelIssue(
+                "A \(typeName) was added to \(property), which is inside that same \(typeName); a model cannot be its own descendant.",
+                fixes: ["Remove the model from its current place first, or add a new instance."]
+            ))
+        }
+        return .shared(context)
+    }
+}

@@ -1,0 +1,77 @@
+/// The parts of a context most models never use, allocated on first use: running work, property
+/// observers and event listeners. Guarded by the hierarchy lock, like the context that owns it.
+final class ContextExtras {
+    /// Tasks and `onCancel` handlers, by id.
+    var work: [Int: WorkEntry] = [:]
+    var nextWorkID = 0
+    /// Observers of this context's properties, by property index.
+    var propertyObservers: [Int: [PropertyObserver]] = [:]
+    /// Observers owned by this context (they may be registered on other contexts too).
+    var ownedObservers: [PropertyObserver] = []
+    /// Listeners of events sent to this context.
+    var eventListeners: [EventListener] = []
+
+    /// One running task or registered `onCancel` handler.
+    struct WorkEntry {
+        var task: Task<Void, Never>?
+        var onCancel: (@Sendable () -> Void)?
+        var ids: [SendableHashable]
+        let location: SourceLocation
+        let fromActivation: Bool
+        var isTask: Bool
+    }
+
+    /// What a destructed context leaves to do once the lock is released.
+    struct TeardownWork {
+        var tasks: [Task<Void, Never>] = []
+        var onCancel: [@Sendable () -> Void] = []
+        var finishers: [@Sendable () -> Void] = []
+
+        func perform() {
+            for task in tasks { task.cancel() }
+            for handler in onCancel { handler() }
+            for finish in finishers { finish() }
+        }
+    }
+
+    /// Empties everything for teardown. Caller holds the lock.
+    func takeWorkForTeardown() -> TeardownWork {
+        var result = TeardownWork()
+        for id in work.keys.sorted() {
+            let entry = work[id]!
+            if let task = entry.task { result.tasks.append(task) }
+            if let handler = entry.onCancel { result.onCancel.append(handler) }
+        }
+        work = [:]
+        for observer in ownedObservers {
+            observer.unregisterAll(except: nil)
+            result.finishers.append(observer.finish)
+        }
+        ownedObservers = []
+        propertyObservers = [:]
+        for listener in eventListeners {
+            result.finishers.append(listener.finish)
+        }
+        eventListeners = []
+        return result
+    }
+}
+
+extension AnyContext {
+    /// The extras, created on first use. Caller holds the lock.
+    final var ensuredExtras: ContextExtras {
+        if let extras { return extras }
+        let created = ContextExtras()
+        extras = created
+        return created
+    }
+
+    /// Recomputes `observedMask` from the registered property observers. Caller holds the lock.
+    final func updateObservedMask() {
+        var mask: UInt64 = 0
+        for (index, observers) in extras?.propertyObservers ?? [:] where !observers.isEmpty {
+            mask |= 1 << UInt64(min(index, 63))
+        }
+        observedMask = mask
+    }
+}

@@ -1,0 +1,337 @@
+/// The state shared by all models of one anchored hierarchy: the lock, the work collected while it is
+/// held, the ordered delivery queue of streams, and the hooks of debugging and testing tools.
+package final class Hierarchy: @unchecked Sendable {
+    let lock = HierarchyLock()
+    let testing: TestingSupport?
+
+    // Safety: every field below is guarded by `lock`.
+    /// Section nesting on the holding thread.
+    @exclusivity(unchecked) var depth = 0
+    @exclusivity(unchecked) var pendingChanges: [PendingChange] = []
+    @exclusivity(unchecked) var pendingActions: [SectionAction] = []
+    /// Contexts whose last place was removed during the current section.
+    @exclusivity(unchecked) var orphans: [AnyContext] = []
+    /// Incremented by every committed write; lets observers detect a write between two steps.
+    @exclusivity(unchecked) var version: UInt64 = 0
+    @exclusivity(unchecked) var stampCounter: UInt64 = 0
+    /// Stream deliveries in commit order, performed by one draining thread at a time.
+    @exclusivity(unchecked) var deliveries: [Delivery] = []
+    @exclusivity(unchecked) private var isDraining = false
+    @exclusivity(unchecked) var hooks: [any HierarchyHook] = []
+    @exclusivity(unchecked) var hasHooks = false
+    /// Hooks recorded something this section; they are told once it is committed.
+    @exclusivity(unchecked) var hooksToNotify = false
+    @exclusivity(unchecked) var resolvedDefaults: [ObjectIdentifier: DependencyValues.Entry] = [:]
+    @exclusivity(unchecked) var dependencyModels: [ObjectIdentifier: AnyContext] = [:]
+    @exclusivity(unchecked) var reportedMissingDependencies: Set<ObjectIdentifier> = []
+    @exclusivity(unchecked) var root: AnyContext?
+    @exclusivity(unchecked) var isTornDown = false
+
+    init(testing: TestingSupport? = nil) {
+        self.testing = testing
+    }
+
+    // MARK: Sections
+
+    /// Takes the lock for a section, or nests in the one this thread already holds.
+    func beginSection() {
+        if lock.isHeldByCurrentThread {
+            depth += 1
+        } else {
+            lock.lockForSection()
+            depth = 1
+        }
+    }
+
+    /// Ends a section; the outermost end commits the collected work, unlocks, then performs it.
+    func endSection() {
+        depth -= 1
+        guard depth == 0 else { return }
+        let work = finishSection()
+        lock.unlockSection()
+        work.perform(self)
+    }
+
+    func withSection<R>(_ body: () throws -> R) rethrows -> R {
+        beginSection()
+        defer { endSection() }
+        return try body()
+    }
+
+    /// Collects the section's work. Caller holds the lock, depth 0.
+    private func finishSection() -> SectionWork {
+        var work = SectionWork()
+        // Committing may evaluate observers, whose reads (and, if they misbehave, writes) nest in
+        // this section; loop until nothing new is pending.
+        depth = 1
+        while !orphans.isEmpty || !pendingChanges.isEmpty {
+            if !orphans.isEmpty {
+                let candidates = orphans
+                orphans = []
+                var batch = TeardownBatch()
+                for context in candidates where context.places.isEmpty && !context.isRoot && context.state.isLive {
+                    context.destruct(into: &batch)
+                }
+                if !batch.isEmpty { pendingActions.append(.teardown(batch)) }
+            }
+            if !pendingChanges.isEmpty {
+                let changes = pendingChanges
+                pendingChanges.removeAll(keepingCapacity: true)
+                for change in changes {
+                    work.notifications.append((change.context, change.index))
+                }
+                commit(changes, into: &work)
+            }
+        }
+        depth = 0
+        if hooksToNotify {
+            hooksToNotify = false
+            work.committedHooks = hooks
+        }
+        work.actions = pendingActions
+        pendingActions = []
+        work.drain = !deliveries.isEmpty
+        return work
+    }
+
+    /// Evaluates the observers of committed changes and records them for hooks. Caller holds the lock.
+    private func commit(_ changes: [PendingChange], into work: inout SectionWork) {
+        let changes = changes.count > 1 ? PendingChange.coalesced(changes) : changes
+        var evaluated: Set<ObjectIdentifier> = []
+        for change in changes {
+            let context = change.context
+            if context.isObserved(change.index), let observers = context.extras?.propertyObservers[change.index] {
+                for observer in observers where evaluated.insert(ObjectIdentifier(observer)).inserted {
+                    if let value = observer.reevaluate() {
+                        deliveries.append(.property(observer, value))
+                    }
+                }
+            }
+            if hasHooks, let old = change.old, let new = change.new {
+                let record = ChangeRecord(
+                    context: context,
+                    index: change.index,
+                    path: context.path(),
+                    property: context.schema.name(change.index),
+                    old: old,
+                    new: new
+                )
+                for hook in hooks { hook.record(record) }
+                hooksToNotify = true
+            }
+        }
+    }
+
+    /// Queues a report to be made once the section ends (or at once outside a section).
+    func deferIssue(_ issue: ModelIssue) {
+        if lock.isHeldByCurrentThread {
+            pendingActions.append(.issue(issue))
+        } else {
+            report(issue)
+        }
+    }
+
+    /// Reports an issue through the hierarchy's tester, if any, else the global reporter.
+    func report(_ issue: ModelIssue) {
+        if let testing, testing.reportIssue(issue) { return }
+        reportIssue(issue)
+    }
+
+    func nextStamp() -> UInt64 {
+        stampCounter &+= 1
+        return stampCounter
+    }
+
+    // MARK: Deliveries
+
+    /// Performs queued stream deliveries in commit order. Call without holding the lock.
+    func drainDeliveries() {
+        lock.lock()
+        guard !isDraining else {
+            lock.unlock()
+            return
+        }
+        isDraining = true
+        while true {
+            let batch = deliveries
+            deliveries = []
+            if batch.isEmpty {
+                isDraining = false
+                lock.unlock()
+                return
+            }
+            lock.unlock()
+            for delivery in batch { delivery.perform() }
+            lock.lock()
+        }
+    }
+
+    // MARK: Hooks
+
+    package func addHook(_ hook: any HierarchyHook) {
+        lock.withShortLock {
+            hooks.append(hook)
+            hasHooks = true
+        }
+    }
+
+    package func removeHook(_ hook: any HierarchyHook) {
+        lock.withShortLock {
+            hooks.removeAll { $0 === hook }
+            hasHooks = !hooks.isEmpty
+        }
+    }
+
+    // MARK: Teardown
+
+    /// Tears the whole hierarchy down: the root, its subtree and the models used as dependencies.
+    func tearDown() {
+        beginSection()
+        if !isTornDown {
+            isTornDown = true
+            var batch = TeardownBatch()
+            root?.destruct(into: &batch)
+            for context in dependencyModels.values {
+                context.destruct(into: &batch)
+            }
+            dependencyModels = [:]
+            resolvedDefaults = [:]
+            root = nil
+            if !batch.isEmpty { pendingActions.append(.teardown(batch)) }
+        }
+        endSection()
+    }
+}
+
+/// A tool observing a hierarchy's changes and events (change printing, the Tester).
+package protocol HierarchyHook: AnyObject, Sendable {
+    /// A committed change. Called under the hierarchy lock: record it, do nothing else.
+    func record(_ change: ChangeRecord)
+    /// A sent event. Called under the hierarchy lock: record it, do nothing else.
+    func record(_ event: EventRecord)
+    /// Called on the committing thread after the lock is released.
+    func didCommit()
+}
+
+extension HierarchyHook {
+    package func record(_ event: EventRecord) {}
+}
+
+/// One committed change of one tracked property.
+package struct ChangeRecord: @unchecked Sendable {
+    // Safety: immutable; `context` is only used to match models, the values only to print.
+    let context: AnyContext
+    package let index: Int
+    /// `AppModel.counters[0].counter`: the model's path from its hierarchy's root.
+    package let path: String
+    package let property: String
+    package let old: Any
+    package let new: Any
+
+    /// `AppModel.counters[0].counter.count`.
+    package var propertyPath: String { "\(path).\(property)" }
+
+    /// Identifies the changed model (its context) for matching with recorded reads.
+    package var contextID: ObjectIdentifier { ObjectIdentifier(context) }
+}
+
+/// One sent event.
+package struct EventRecord: @unchecked Sendable {
+    // Safety: immutable.
+    let sender: AnyContext
+    package let event: Any
+    package let path: String
+
+    package var senderID: ObjectIdentifier { ObjectIdentifier(sender) }
+}
+
+/// A write waiting for its section to end.
+struct PendingChange {
+    let context: AnyContext
+    let index: Int
+    /// Boxed values, present when the property is observed or a hook listens.
+    var old: Any?
+    var new: Any?
+
+    /// One change per property: the first old value and the last new value, in first-write order.
+    static func coalesced(_ changes: [PendingChange]) -> [PendingChange] {
+        var result: [PendingChange] = []
+        var positions: [Key: Int] = [:]
+        for change in changes {
+            let key = Key(context: ObjectIdentifier(change.context), index: change.index)
+            if let position = positions[key] {
+                result[position].new = change.new
+            } else {
+                positions[key] = result.count
+                result.append(change)
+            }
+        }
+        return result
+    }
+
+    private struct Key: Hashable {
+        let context: ObjectIdentifier
+        let index: Int
+    }
+}
+
+/// Something to do once a section's lock is released.
+enum SectionAction {
+    case activate(AnyContext, [@Sendable (Any) -> Void])
+    case teardown(TeardownBatch)
+    case issue(ModelIssue)
+    case run(@Sendable () -> Void)
+}
+
+/// The work a section leaves for after its lock is released.
+struct SectionWork {
+    var notifications: [(AnyContext, Int)] = []
+    var committedHooks: [any HierarchyHook] = []
+    var actions: [SectionAction] = []
+    var drain = false
+
+    func perform(_ hierarchy: Hierarchy) {
+        var notified = Set<NotificationKey>()
+        for (context, index) in notifications
+        where notified.insert(NotificationKey(context: ObjectIdentifier(context), index: index)).inserted {
+            context.notifyObservation(index)
+        }
+        if drain { hierarchy.drainDeliveries() }
+        for hook in committedHooks { hook.didCommit() }
+        for action in actions {
+            switch action {
+            case .activate(let context, let handlers):
+                context.activate(handlers)
+            case .teardown(let batch):
+                batch.perform()
+            case .issue(let issue):
+                hierarchy.report(issue)
+            case .run(let body):
+                body()
+            }
+        }
+    }
+
+    private struct NotificationKey: Hashable {
+        let context: ObjectIdentifier
+        let index: Int
+    }
+}
+
+/// A queued stream delivery.
+enum Delivery {
+    case property(PropertyObserver, Any)
+    case event(EventListener, Any, Any)
+    case run(@Sendable () -> Void)
+
+    func perform() {
+        switch self {
+        case .property(let observer, let value):
+            observer.deliver(value)
+        case .event(let listener, let event, let sender):
+            listener.deliver(event, sender)
+        case .run(let body):
+            body()
+        }
+    }
+}

@@ -1,0 +1,82 @@
+/// Prints the changes of one model's subtree as they are committed.
+final class ChangePrinter: HierarchyHook, @unchecked Sendable {
+    // Safety: `root` is immutable; `pending` is a `Protected`.
+    private let root: WeakRef<AnyContext>
+    private let printer: @Sendable (String) -> Void
+    private let pending = Protected<[String]>([])
+
+    init(root: AnyContext, printer: @escaping @Sendable (String) -> Void) {
+        self.root = WeakRef(root)
+        self.printer = printer
+    }
+
+    func record(_ change: ChangeRecord) {
+        guard let root = root.object, change.context.isSelfOrAncestor(root) else { return }
+        let line = ValueDiff.describe(path: change.propertyPath, old: change.old, new: change.new)
+        pending.withLock { $0.append(line) }
+    }
+
+    func didCommit() {
+        let lines = pending.withLock { lines -> [String] in
+            defer { lines = [] }
+            return lines
+        }
+        for line in lines { printer(line) }
+    }
+}
+
+extension Model {
+    /// Prints every state change of this model and its descendants until the returned
+    /// ``Cancellable`` is cancelled (or the model is removed).
+    ///
+    /// ```swift
+    /// let printing = app._printChanges()
+    /// app.counters[0].counter.incrementTapped()
+    /// // prints: AppModel.counters[0].counter.count: 0 → 1
+    /// printing.cancel()
+    /// ```
+    ///
+    /// - Parameter printer: Receives each change as text; standard output by default. It is called on
+    ///   the writing thread before the write returns.
+    @discardableResult
+    public func _printChanges(
+        to printer: @escaping @Sendable (String) -> Void = { print($0) },
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) -> Cancellable {
+        guard let context = node.context(for: "_printChanges", fileID: fileID, filePath: filePath, line: line, column: column) else {
+            return Cancellable()
+        }
+        let hook = ChangePrinter(root: context, printer: printer)
+        let hierarchy = context.hierarchy
+        hierarchy.addHook(hook)
+        guard let workID = context.registerWork(
+            isTask: false,
+            onCancel: { hierarchy.removeHook(hook) },
+            location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        ) else {
+            hierarchy.removeHook(hook)
+            return Cancellable()
+        }
+        return Cancellable(context: context, workID: workID)
+    }
+
+    /// Prints every state change of this model and its descendants for as long as it lives. Call it
+    /// on the root before anchoring:
+    ///
+    /// ```swift
+    /// let app = AppModel()._withPrintChanges().withAnchor()
+    /// ```
+    public func _withPrintChanges(
+        to printer: @escaping @Sendable (String) -> Void = { print($0) },
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) -> Self {
+        if !node.box.addModifier({ $0.printers.append(printer) }) {
+            return self._printChanges(to: printer, fileID: fileID, filePath: filePath, line: line, column: column).keepingModel(self)
+        }
+        return self
+    }
+}
+
+private extension Cancellable {
+    func keepingModel<M: Model>(_ model: M) -> M { model }
+}

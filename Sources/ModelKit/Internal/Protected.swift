@@ -1,0 +1,98 @@
+import Synchronization
+
+/// The one lock wrapper of ModelKit, built on `Synchronization.Mutex`.
+///
+/// It comes in two shapes:
+/// - ``Protected`` owns the state it guards and hands it out only inside ``withLock(_:)``.
+///   Use it for self-contained state (registries, stream buffers, a tester's logs).
+/// - ``HierarchyLock`` guards state that lives *outside* it: the tracked values in the cells and the
+///   mutable fields of the contexts of one anchored hierarchy. Every field it guards says so with a
+///   `// Safety: guarded by …` comment.
+///
+/// Contract (both shapes):
+/// - Not recursive. A thread that needs to re-enter a hierarchy it already holds (a transaction
+///   body, the mutation inside a compound update) does not lock again: it checks
+///   ``HierarchyLock/isHeldByCurrentThread`` and works under the hold it already has.
+/// - Never call user code, resume a continuation or finish a stream while holding a ``Protected``
+///   lock. The few places that run user code under a ``HierarchyLock`` are listed at the top of
+///   `Context.swift`.
+/// - Internal to ModelKit (`package` so that ModelKitTesting can guard its own state with it).
+package final class Protected<State>: Sendable {
+    private let mutex: Mutex<State>
+
+    package init(_ initialState: sending State) {
+        mutex = Mutex(initialState)
+    }
+
+    /// Runs `body` with exclusive access to the state.
+    @inline(__always)
+    package func withLock<Result, E: Error>(
+        _ body: (inout sending State) throws(E) -> sending Result
+    ) throws(E) -> sending Result {
+        try mutex.withLock(body)
+    }
+}
+
+extension Protected where State: Sendable {
+    /// A copy of the current state.
+    package var value: State {
+        withLock { $0 }
+    }
+}
+
+/// A lock for state stored outside it, with a record of which thread holds it for a *section*.
+///
+/// Short critical sections (a tracked read) use ``lock()``/``unlock()``. Sections that may run user
+/// code, and so may come back to the same hierarchy on the same thread, use
+/// ``lockForSection()``/``unlockSection()``, which also record the holding thread so that the
+/// re-entrant access can proceed under the existing hold instead of deadlocking.
+package final class HierarchyLock: Sendable {
+    private let mutex = Mutex<Void>(())
+    /// The thread holding a section, or 0. Only the holding thread ever stores its own id here,
+    /// so a thread that reads its own id knows it holds the lock.
+    private let holder = Atomic<UInt>(0)
+
+    package init() {}
+
+    @inline(__always)
+    package func lock() {
+        mutex._unsafeLock()
+    }
+
+    @inline(__always)
+    package func unlock() {
+        mutex._unsafeUnlock()
+    }
+
+    @inline(__always)
+    package func tryLock() -> Bool {
+        mutex._unsafeTryLock()
+    }
+
+    /// Whether the calling thread holds this lock for a section.
+    @inline(__always)
+    package var isHeldByCurrentThread: Bool {
+        holder.load(ordering: .relaxed) == currentThreadID()
+    }
+
+    @inline(__always)
+    package func lockForSection() {
+        mutex._unsafeLock()
+        holder.store(currentThreadID(), ordering: .relaxed)
+    }
+
+    @inline(__always)
+    package func unlockSection() {
+        holder.store(0, ordering: .relaxed)
+        mutex._unsafeUnlock()
+    }
+
+    /// Runs `body` holding the lock for a short section (no user code inside).
+    @inline(__always)
+    package func withShortLock<R>(_ body: () throws -> R) rethrows -> R {
+        if isHeldByCurrentThread { return try body() }
+        lock()
+        defer { unlock() }
+        return try body()
+    }
+}

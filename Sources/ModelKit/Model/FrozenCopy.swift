@@ -1,0 +1,85 @@
+extension Model {
+    /// An immutable snapshot of the model's tracked values, taken atomically.
+    ///
+    /// Child models held directly or in optionals, arrays and dictionaries are frozen copies too; models
+    /// inside custom containers are the live models. The snapshot keeps the model's `id`.
+    ///
+    /// ```swift
+    /// let before = app.frozenCopy
+    /// app.addButtonTapped()
+    /// assert(before.counters.isEmpty)
+    /// ```
+    ///
+    /// - Note: Consistent even while other threads write. Writing to a frozen copy reports a runtime
+    ///   warning and changes nothing.
+    public var frozenCopy: Self {
+        if let context = node.box.context {
+            return context.hierarchy.withSection { makeFrozenCopy() }
+        }
+        if unboundLock.isHeldByCurrentThread {
+            return makeFrozenCopy()
+        }
+        unboundLock.lockForSection()
+        defer { unboundLock.unlockSection() }
+        return makeFrozenCopy()
+    }
+
+    /// Builds the frozen copy. The caller holds the lock guarding this model's cells.
+    private func makeFrozenCopy() -> Self {
+        let schema = Schema<Self>.shared
+        let context = Context<Self>(
+            hierarchy: frozenHierarchy, schema: schema, dependencies: DependencyValues(hierarchy: nil),
+            state: .frozen, isRoot: false, model: nil
+        )
+        let box = NodeBox(id: node.box.id)
+        var copy = self
+        copy.node = ModelNode(box: box)
+        for property in schema.properties {
+            let cell = property.cellOf(self).frozenCopy()
+            property.replaceCell(&copy, cell)
+        }
+        let cells = schema.cells(of: copy)
+        unboundLock.withShortLock {
+            box.bind(context)
+            for (index, cell) in cells.enumerated() {
+                cell.bind(to: context, index: index)
+            }
+        }
+        return copy
+    }
+}
+
+/// The hierarchy of every frozen copy; its lock only guards reads of frozen values.
+let frozenHierarchy = Hierarchy()
+
+/// Containers that can produce a copy with their models frozen.
+protocol FreezableContainer {
+    func frozenContainer() -> Self
+}
+
+/// `value` with the models it holds (directly, or in optionals, arrays and dictionaries) frozen.
+func freeze<Value>(_ value: Value) -> Value {
+    if let model = value as? any Model {
+        return frozenModel(model) as! Value
+    }
+    if let container = value as? any FreezableContainer {
+        return container.frozenContainer() as! Value
+    }
+    return value
+}
+
+private func frozenModel<M: Model>(_ model: M) -> M {
+    model.frozenCopy
+}
+
+extension Optional: FreezableContainer where Wrapped: ModelContainer {
+    func frozenContainer() -> Self { map(freeze) }
+}
+
+extension Array: FreezableContainer where Element: ModelContainer {
+    func frozenContainer() -> Self { map(freeze) }
+}
+
+extension Dictionary: FreezableContainer where Value: ModelContainer {
+    func frozenContainer() -> Self { mapValues(freeze) }
+}

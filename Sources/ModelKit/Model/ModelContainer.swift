@@ -1,0 +1,63 @@
+/// A value that holds models: a model itself, an optional, array or dictionary of models, or a custom
+/// enum or struct that visits the models it holds.
+///
+/// A tracked property whose value is a container is a *child slot*: models assigned to it are
+/// anchored, activated and torn down automatically, matched by `id`.
+///
+/// ```swift
+/// enum Destination: ModelContainer, Sendable {
+///     case detail(StandupDetail)
+///     case alert(AlertState)
+///
+///     func visit(_ visitor: inout ContainerVisitor) {
+///         if case .detail(let model) = self { visitor.visit(model) }
+///     }
+/// }
+/// ```
+///
+/// - Note: `ModelContainer` is not itself `Sendable`; a tracked container value must be.
+public protocol ModelContainer {
+    /// Calls `visitor.visit(_:)` for each model (or nested container) the value holds, in order.
+    func visit(_ visitor: inout ContainerVisitor)
+}
+
+extension Optional: ModelContainer where Wrapped: ModelContainer {
+    public func visit(_ visitor: inout ContainerVisitor) {
+        if let wrapped = self {
+            visitor.visit(wrapped)
+        }
+    }
+}
+
+extension Array: ModelContainer where Element: ModelContainer {
+    public func visit(_ visitor: inout ContainerVisitor) {
+        guard visitor.tracksPath else {
+            for element in self { visitor.visit(element) }
+            return
+        }
+        for (index, element) in enumerated() {
+            visitor.withComponent("[\(index)]") { $0.visit(element) }
+        }
+    }
+}
+
+extension Dictionary: ModelContainer where Value: ModelContainer {
+    public func visit(_ visitor: inout ContainerVisitor) {
+        // Dictionaries have no order; visit in a stable order so that reconciliation and printed
+        // paths do not depend on hashing.
+        let entries = sorted { String(describing: $0.key) < String(describing: $1.key) }
+        for (key, value) in entries {
+            if visitor.tracksPath {
+                visitor.withComponent("[\(String(reflecting: key))]") { $0.visit(value) }
+            } else {
+                visitor.visit(value)
+            }
+        }
+    }
+}
+
+/// Containers whose path components ModelKit writes itself (the others get their enum case name).
+protocol StandardContainer {}
+extension Optional: StandardContainer {}
+extension Array: StandardContainer {}
+extension Dictionary: StandardContainer {}

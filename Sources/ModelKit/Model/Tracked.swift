@@ -1,0 +1,71 @@
+/// Tracked model state: reads are observed, writes are recorded and notified.
+///
+/// Declare tracked state with `@Tracked var` and list it in the model's `register(_:)`:
+///
+/// ```swift
+/// struct CountModel: Model {
+///     var node = ModelNode<Self>()
+///     @Tracked var count = 0
+///     @Tracked var history: [Int] = []
+///
+///     func incrementTapped() {
+///         count += 1              // atomic: no other write lands in between
+///         history.append(count)
+///     }
+///
+///     static func register(_ r: inout ModelRegistrar<Self>) {
+///         r.track("count", \.$count)
+///         r.track("history", \.$history)
+///     }
+/// }
+/// ```
+///
+/// The setter is `nonmutating`: all copies of a model share the same storage. Compound updates
+/// (`count += 1`, `history.append(…)`) are atomic. Writing a value equal to the current one (for
+/// `Equatable` values) does nothing: no notification, no recorded change.
+///
+/// - Note: Safe from any thread. Inside a compound update the mutation runs while the hierarchy is
+///   locked; it may read the model on the same thread, but must not wait for another thread that does.
+@propertyWrapper
+public struct Tracked<Value: Sendable>: Sendable {
+    let cell: Cell<Value>
+
+    /// Tracks a value.
+    public init(wrappedValue: Value) {
+        cell = Cell(wrappedValue)
+    }
+
+    /// Tracks an `Equatable` value: writing an equal value is a no-op.
+    public init(wrappedValue: Value) where Value: Equatable {
+        cell = EquatableCell(wrappedValue)
+    }
+
+    init(cell: Cell<Value>) {
+        self.cell = cell
+    }
+
+    public var wrappedValue: Value {
+        get { cell.read() }
+        nonmutating set { cell.write(newValue) }
+        nonmutating _modify {
+            let token = cell.beginModify()
+            defer { cell.endModify(token) }
+            yield &cell.value
+        }
+    }
+
+    /// The property wrapper itself, so that `\.$count` is a `WritableKeyPath` for registration.
+    public var projectedValue: Tracked<Value> {
+        get { self }
+        set { self = newValue }
+    }
+}
+
+/// Lets the registration check find `@Tracked` storage by reflection.
+protocol AnyTracked {
+    var anyCell: AnyCell { get }
+}
+
+extension Tracked: AnyTracked {
+    var anyCell: AnyCell { cell }
+}

@@ -1,0 +1,145 @@
+extension ModelNode {
+    /// Starts a task tied to the model's life: it is cancelled when the model is removed.
+    ///
+    /// ```swift
+    /// func factButtonTapped() {
+    ///     node.task {
+    ///         onFact(count, try await node.factClient.fetch(count))
+    ///     } catch: { _ in
+    ///         alert = Alert(message: "Couldn't load fact.", title: "Error")
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - body: The work. A thrown `CancellationError` is ignored.
+    ///   - handler: Receives any other error. Without it, an error is reported as a runtime warning
+    ///     (a test failure under a Tester) naming where the task was started.
+    /// - Returns: A ``Cancellable`` for cancelling the task sooner or tagging it with an id.
+    /// - Note: The body runs on the global concurrent executor and sees the model's dependencies.
+    @discardableResult
+    public func task(
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
+        _ body: @escaping @Sendable () async throws -> Void,
+        catch handler: (@Sendable (any Error) -> Void)? = nil
+    ) -> Cancellable {
+        let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        guard let context = context(for: "task", fileID: fileID, filePath: filePath, line: line, column: column) else {
+            return Cancellable()
+        }
+        return context.startTask(location: location) {
+            do {
+                try await body()
+            } catch is CancellationError {
+            } catch {
+                context.handle(error, handler: handler, location: location)
+            }
+        }
+    }
+
+    /// Runs `body` for each element of `sequence`, one at a time, while the model is anchored.
+    ///
+    /// ```swift
+    /// func onActivate() {
+    ///     node.forEach(node.event(fromType: StandupDetail.self)) { event, detail in
+    ///         if event == .deleteStandup { remove(detail) }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// An error thrown by one `body` is handled like a task's error and the loop goes on; an error
+    /// thrown by the sequence ends the loop.
+    ///
+    /// - Parameters:
+    ///   - cancelPrevious: When true, a new element cancels the running `body` and waits until it has
+    ///     fully unwound before starting the next one.
+    /// - Returns: A ``Cancellable``; cancelling it also cancels the running body.
+    @discardableResult
+    public func forEach<S: AsyncSequence & Sendable>(
+        _ sequence: S,
+        cancelPrevious: Bool = false,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
+        perform body: @escaping @Sendable (S.Element) async throws -> Void,
+        catch handler: (@Sendable (any Error) -> Void)? = nil
+    ) -> Cancellable where S.Element: Sendable {
+        let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        guard let context = context(for: "forEach", fileID: fileID, filePath: filePath, line: line, column: column) else {
+            return Cancellable()
+        }
+        let runBody: @Sendable (S.Element) async -> Void = { element in
+            do {
+                try await body(element)
+            } catch is CancellationError {
+            } catch {
+                context.handle(error, handler: handler, location: location)
+            }
+        }
+        return context.startTask(location: location) {
+            do {
+                if cancelPrevious {
+                    try await forEachCancellingPrevious(sequence, runBody)
+                } else {
+                    for try await element in sequence {
+                        await runBody(element)
+                    }
+                }
+            } catch is CancellationError {
+            } catch {
+                context.handle(error, handler: handler, location: location)
+            }
+        }
+    }
+}
+
+/// Consumes `sequence`, cancelling the running body when a new element arrives and waiting for it
+/// to unwind before starting the next.
+private func forEachCancellingPrevious<S: AsyncSequence & Sendable>(
+    _ sequence: S, _ body: @escaping @Sendable (S.Element) async -> Void
+) async throws where S.Element: Sendable {
+    let running = Protected<Task<Void, Never>?>(nil)
+    try await withTaskCancellationHandler {
+        for try await element in sequence {
+            if let previous = running.value {
+                previous.cancel()
+                await previous.value
+            }
+            let next = Task { await body(element) }
+            running.withLock { $0 = next }
+            if Task.isCancelled { next.cancel() }
+        }
+        await running.value?.value
+    } onCancel: {
+        running.value?.cancel()
+    }
+}
+
+extension AnyContext {
+    /// Registers and starts a task. The task removes its entry when it ends.
+    final func startTask(location: SourceLocation, _ operation: @escaping @Sendable () async -> Void) -> Cancellable {
+        guard let workID = registerWork(isTask: true, onCancel: nil, location: location) else {
+            return Cancellable()
+        }
+        let task = Task {
+            await operation()
+            self.workFinished(workID)
+        }
+        attach(task, to: workID)
+        return Cancellable(context: self, workID: workID)
+    }
+
+    /// Routes an error thrown by a model's work to its handler, or reports it.
+    final func handle(_ error: any Error, handler: (@Sendable (any Error) -> Void)?, location: SourceLocation) {
+        if let handler {
+            handler(error)
+            return
+        }
+        hierarchy.report(ModelIssue(
+            "A task of \(typeName) threw an error that nothing handled: \(error)",
+            fixes: [
+                "Pass a `catch:` closure to `node.task` or `node.forEach` to handle the error.",
+                "Or catch it inside the task body.",
+            ],
+            location: location
+        ))
+    }
+}

@@ -1,0 +1,71 @@
+/// A model's handle to its place in the hierarchy: dependencies, tasks, events, cancellation and
+/// transactions.
+///
+/// `ModelNode` is for the model's author, not for the model's callers: a model declares
+/// `var node = ModelNode<Self>()` and uses it inside its own methods.
+///
+/// ```swift
+/// struct CounterModel: Model {
+///     var node = ModelNode<Self>()
+///     @Tracked var count = 0
+///     @Tracked var fact: String?
+///
+///     func factButtonTapped() {
+///         node.task {
+///             fact = try await node.factClient.fetch(count)   // a dependency
+///         } catch: { _ in
+///             fact = nil
+///         }
+///     }
+///
+///     static func register(_ r: inout ModelRegistrar<Self>) {
+///         r.track("count", \.$count)
+///         r.track("fact", \.$fact)
+///     }
+/// }
+/// ```
+///
+/// Why a node instead of free functions: a model is a struct, copied freely, and every copy must
+/// reach the same live context. The node carries that shared identity. It is a `var` only so that
+/// ``Model/withAnchor()`` can mark the copy it returns as the one that keeps the hierarchy alive.
+///
+/// - Note: Node APIs work once the model is anchored. Using them on an initial model reports a
+///   runtime warning (a test failure under a Tester) and does nothing.
+@dynamicMemberLookup
+public struct ModelNode<M: Model>: Sendable {
+    let box: NodeBox
+    var anchor: Anchor?
+
+    /// Creates the node of a new model instance.
+    public init() {
+        box = NodeBox()
+    }
+
+    init(box: NodeBox) {
+        self.box = box
+    }
+
+    /// The model's context, or a report naming `api` when the model is not anchored.
+    func context(
+        for api: String, fileID: StaticString, filePath: StaticString, line: UInt, column: UInt
+    ) -> Context<M>? {
+        if let context = box.context {
+            return unsafeDowncast(context, to: Context<M>.self)
+        }
+        let name = typeName(M.self)
+        reportIssue(ModelIssue(
+            "\(name).node.\(api) was used on a \(name) that is not anchored; nothing happened.",
+            fixes: [
+                "Anchor the root model first (`withAnchor()`, or `andTester()` in tests), and call this from the model's methods or `onActivate`.",
+                "To configure a model before it is anchored, use `withDependencies` or `withActivation`.",
+            ],
+            fileID: fileID, filePath: filePath, line: line, column: column
+        ))
+        return nil
+    }
+
+    /// The model's context when anchored, without reporting.
+    var anchoredContext: Context<M>? {
+        box.context.map { unsafeDowncast($0, to: Context<M>.self) }
+    }
+}

@@ -1,0 +1,82 @@
+import Observation
+import Synchronization
+
+/// The subject ModelKit reports to Swift's Observation framework.
+///
+/// Each context owns an `ObservationRegistrar`; a tracked property is identified by a key path on
+/// this subject (one per property index). The pair (registrar, key path) is unique per model instance
+/// and property, so `withObservationTracking` sees exactly the properties read, per model.
+final class ObservationSubject: Observable, Sendable {
+    static let shared = ObservationSubject()
+
+    subscript(property index: Int) -> Int { index }
+
+    // Safety: immutable after initialization; key paths are immutable values.
+    nonisolated(unsafe) private static let paths: [KeyPath<ObservationSubject, Int>] = (0..<64).map { \ObservationSubject.[property: $0] }
+
+    @inline(__always)
+    static func keyPath(_ index: Int) -> KeyPath<ObservationSubject, Int> {
+        index < 64 ? paths[index] : \ObservationSubject.[property: index]
+    }
+}
+
+/// Records which tracked properties a stretch of code reads, on one thread: used to find what an
+/// `observe` expression depends on and what a Tester's predicate asserted.
+enum AccessRecording {
+    /// How many recordings are running on any thread; the access path checks the thread only when
+    /// this is non-zero.
+    private static let activeCount = Atomic<Int>(0)
+    private static let current = ThreadLocal<AccessRecorder>()
+
+    @inline(__always)
+    static var isActive: Bool {
+        activeCount.load(ordering: .relaxed) > 0
+    }
+
+    static func record(_ context: AnyContext, _ index: Int) {
+        current.value?.reads.append(Read(context: context, index: index))
+    }
+
+    /// Runs `body`, returning its result and the properties it read.
+    static func recording<R>(_ body: () throws -> R) rethrows -> (R, [Read]) {
+        let recorder = AccessRecorder()
+        activeCount.add(1, ordering: .relaxed)
+        defer { activeCount.subtract(1, ordering: .relaxed) }
+        let result = try current.withValue(recorder, body)
+        return (result, recorder.reads)
+    }
+
+    /// One read of one property of one model.
+    struct Read {
+        let context: AnyContext
+        let index: Int
+    }
+}
+
+/// The reads of one recording.
+final class AccessRecorder {
+    var reads: [AccessRecording.Read] = []
+}
+
+extension AccessRecording.Read {
+    var key: ReadKey { ReadKey(context: ObjectIdentifier(context), index: index) }
+
+    struct ReadKey: Hashable {
+        let context: ObjectIdentifier
+        let index: Int
+    }
+}
+
+/// Package access for ModelKitTesting: records the properties a predicate reads.
+package enum ModelAccessRecorder {
+    /// A property read while recording, identified by the model's context and the property index.
+    package struct PropertyRead: Hashable, Sendable {
+        package let context: ObjectIdentifier
+        package let index: Int
+    }
+
+    package static func recording<R>(_ body: () throws -> R) rethrows -> (R, Set<PropertyRead>) {
+        let (result, reads) = try AccessRecording.recording(body)
+        return (result, Set(reads.map { PropertyRead(context: ObjectIdentifier($0.context), index: $0.index) }))
+    }
+}

@@ -1,0 +1,62 @@
+/// A handle to work a model started: a task, a `forEach` loop, an observer or an `onCancel` handler.
+///
+/// The work is cancelled when the model is removed; a `Cancellable` lets you cancel it sooner, or tag
+/// it with an id so that ``ModelNode/cancelAll(for:)`` (or a later `cancelInFlight`) can.
+///
+/// ```swift
+/// func searchTextChanged(_ text: String) {
+///     node.task {
+///         results = try await node.searchClient.search(text)
+///     }
+///     .cancelInFlight()     // a new search cancels the previous one
+/// }
+/// ```
+///
+/// - Note: Discarding a `Cancellable` does not cancel anything.
+public struct Cancellable: Sendable {
+    let context: WeakRef<AnyContext>?
+    let workID: Int
+
+    init(context: AnyContext, workID: Int) {
+        self.context = WeakRef(context)
+        self.workID = workID
+    }
+
+    /// A handle to nothing (returned when no work could be started).
+    init() {
+        self.context = nil
+        self.workID = -1
+    }
+
+    /// Cancels the work now. Cancelling twice, or after the work ended, does nothing.
+    public func cancel() {
+        guard let context = context?.object else { return }
+        context.cancelWork(ids: [workID])
+    }
+
+    /// Tags the work with `id`, so that `node.cancelAll(for: id)` cancels it.
+    ///
+    /// - Parameters:
+    ///   - id: Any hashable value; types (`SearchID.self`) make good ids.
+    ///   - cancelInFlight: When true, first cancels the model's other work tagged with `id`.
+    @discardableResult
+    public func cancel(for id: some Hashable & Sendable, cancelInFlight: Bool = false) -> Cancellable {
+        guard let context = context?.object else { return self }
+        context.tagWork(workID, with: SendableHashable(id), cancelOthers: cancelInFlight)
+        return self
+    }
+
+    /// Cancels the model's previous work started from the same line, and tags this work so that the
+    /// next call does the same.
+    @discardableResult
+    public func cancelInFlight(fileID: StaticString = #fileID, line: UInt = #line, column: UInt = #column) -> Cancellable {
+        cancel(for: CallSiteID(fileID: "\(fileID)", line: line, column: column), cancelInFlight: true)
+    }
+}
+
+/// The id `cancelInFlight()` uses: its call site.
+struct CallSiteID: Hashable, Sendable {
+    let fileID: String
+    let line: UInt
+    let column: UInt
+}

@@ -1,0 +1,94 @@
+// The work a context runs: registered under the hierarchy lock, started and cancelled outside it.
+
+/// The ids given by enclosing `cancellationContext(for:)` calls, inherited by work started inside.
+enum CancellationScope {
+    @TaskLocal static var ids: [SendableHashable] = []
+}
+
+extension AnyContext {
+    /// Registers a work entry; nil if the context no longer accepts work. Caller does not hold the lock.
+    final func registerWork(
+        isTask: Bool, onCancel: (@Sendable () -> Void)?, location: SourceLocation
+    ) -> Int? {
+        let ids = CancellationScope.ids
+        let fromActivation = ActivationScope.current.value?.context === self
+        return lock.withShortLock {
+            guard state.isLive else { return nil }
+            let extras = ensuredExtras
+            extras.nextWorkID += 1
+            let id = extras.nextWorkID
+            extras.work[id] = ContextExtras.WorkEntry(
+                task: nil, onCancel: onCancel, ids: ids, location: location,
+                fromActivation: fromActivation, isTask: isTask
+            )
+            return id
+        }
+    }
+
+    /// Stores the task of a registered entry; cancels it if the entry is already gone.
+    final func attach(_ task: Task<Void, Never>, to workID: Int) {
+        let attached: Bool = lock.withShortLock {
+            guard extras?.work[workID] != nil else { return false }
+            extras?.work[workID]?.task = task
+            return true
+        }
+        if !attached { task.cancel() }
+    }
+
+    /// Forgets a finished entry and tells a tester that work ended.
+    final func workFinished(_ workID: Int) {
+        lock.withShortLock {
+            _ = extras?.work.removeValue(forKey: workID)
+        }
+        hierarchy.testing?.workDidFinish()
+    }
+
+    /// Cancels the given entries: tasks are cancelled, `onCancel` handlers run.
+    final func cancelWork(ids: [Int]) {
+        let taken: [ContextExtras.WorkEntry] = lock.withShortLock {
+            ids.compactMap { extras?.work.removeValue(forKey: $0) }
+        }
+        perform(cancelling: taken)
+    }
+
+    /// Cancels this context's own work tagged with `id` (not its children's).
+    final func cancelWork(taggedWith id: SendableHashable) {
+        let taken: [ContextExtras.WorkEntry] = lock.withShortLock {
+            guard let extras else { return [] }
+            let matching = extras.work.filter { $0.value.ids.contains(id) }.keys.sorted()
+            return matching.compactMap { extras.work.removeValue(forKey: $0) }
+        }
+        perform(cancelling: taken)
+    }
+
+    final func tagWork(_ workID: Int, with id: SendableHashable, cancelOthers: Bool) {
+        let taken: [ContextExtras.WorkEntry] = lock.withShortLock {
+            guard let extras else { return [] }
+            var others: [ContextExtras.WorkEntry] = []
+            if cancelOthers {
+                let matching = extras.work.filter { $0.key != workID && $0.value.ids.contains(id) }.keys.sorted()
+                others = matching.compactMap { extras.work.removeValue(forKey: $0) }
+            }
+            extras.work[workID]?.ids.append(id)
+            return others
+        }
+        perform(cancelling: taken)
+    }
+
+    private final func perform(cancelling entries: [ContextExtras.WorkEntry]) {
+        for entry in entries {
+            entry.task?.cancel()
+            entry.onCancel?()
+        }
+        if !entries.isEmpty { hierarchy.testing?.workDidFinish() }
+    }
+
+    /// The running work of this context (for a tester's end-of-test check).
+    final func runningWork() -> [(id: Int, location: SourceLocation, fromActivation: Bool, isTask: Bool)] {
+        lock.withShortLock {
+            (extras?.work ?? [:]).sorted { $0.key < $1.key }.map {
+                (id: $0.key, location: $0.value.location, fromActivation: $0.value.fromActivation, isTask: $0.value.isTask)
+            }
+        }
+    }
+}
