@@ -1,5 +1,5 @@
 // swift-tools-version: 6.0
-// ModelKit: app models composed into a live hierarchy, without macros; plus its exhaustive Tester.
+// ModelKit: app models composed into a live hierarchy, without macros; its Tester; two example apps.
 import PackageDescription
 
 let package = Package(
@@ -8,10 +8,19 @@ let package = Package(
     products: [
         .library(name: "ModelKit", targets: ["ModelKit"]),
         .library(name: "ModelKitTesting", targets: ["ModelKitTesting"]),
+        .executable(name: "CounterFact", targets: ["CounterFact"]),
+        .executable(name: "Standups", targets: ["Standups"]),
+        .executable(name: "ModelKitBenchmarks", targets: ["ModelKitBenchmarks"]),
     ],
     targets: [
         .target(name: "ModelKit"),
         .target(name: "ModelKitTesting", dependencies: ["ModelKit"]),
+        .executableTarget(name: "CounterFact", dependencies: ["ModelKit"], path: "Examples/CounterFact"),
+        .executableTarget(name: "Standups", dependencies: ["ModelKit"], path: "Examples/Standups"),
+        .executableTarget(name: "ModelKitBenchmarks", dependencies: ["ModelKit", "ModelKitTesting"]),
         .testTarget(name: "ModelKitTests", dependencies: ["ModelKit", "ModelKitTesting"]),
+        .testTarget(name: "ModelKitTestingTests", dependencies: ["ModelKit", "ModelKitTesting"]),
+        .testTarget(name: "CounterFactTests", dependencies: ["CounterFact", "ModelKit", "ModelKitTesting"]),
+        .testTarget(name: "StandupsTests", dependencies: ["Standups", "ModelKit", "ModelKitTesting"]),
     ]
 )

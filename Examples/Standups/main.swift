@@ -1,0 +1,1 @@
+print("Standups: coming soon")

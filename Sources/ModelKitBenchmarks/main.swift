@@ -1,0 +1,1 @@
+print("ModelKitBenchmarks: coming soon")
