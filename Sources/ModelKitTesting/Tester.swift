@@ -1,1 +1,169 @@
+import Foundation
 import ModelKit
+
+/// Drives a model in a test and checks, exhaustively, that everything it did was expected.
+///
+/// Create one with ``ModelKit/Model/andTester(exhaustivity:fileID:filePath:line:column:_:)``. Act on
+/// the model, then ``assert(timeout:fileID:filePath:line:column:isolation:_:)`` what must follow:
+/// assertions wait (up to ``timeout``) until their predicates hold, woken by the model's own writes,
+/// events and probe calls. After each successful assertion, and at the end of the test, every state
+/// change, event and probe call not asserted yet is a failure, shown as a diff.
+///
+/// ```swift
+/// @Test func incrementing() async {
+///     let (model, tester) = CountModel().andTester()
+///     model.incrementTapped()
+///     await tester.assert(model.count == 1)
+/// }
+/// ```
+///
+/// Dependencies use their test values: `uuid` counts up from `UUID(0)`, `date` is fixed,
+/// `continuousClock` is an `ImmediateClock`; a dependency without a `testValue` must be overridden.
+///
+/// - Note: Works in Swift Testing `@Test` functions and in XCTest methods; failures go to the
+///   framework running the test. See `Documentation/Testing.md`.
+public final class Tester: Sendable {
+    let state: TesterState
+    let hierarchy: Hierarchy
+    /// The anchored root, kept so that the hierarchy lives as long as the tester.
+    private let root: any Model
+
+    init(state: TesterState, root: any Model, hierarchy: Hierarchy) {
+        self.state = state
+        self.root = root
+        self.hierarchy = hierarchy
+    }
+
+    deinit {
+        finishNow()
+    }
+
+    /// What the test must assert; `.full` by default.
+    public var exhaustivity: Exhaustivity {
+        get { state.log.withLock { $0.exhaustivity } }
+        set { state.log.withLock { $0.exhaustivity = newValue } }
+    }
+
+    /// How long an assertion waits for its predicates; 1 second by default.
+    public var timeout: Duration {
+        get { state.log.withLock { $0.timeout } }
+        set { state.log.withLock { $0.timeout = newValue } }
+    }
+
+    /// When true, what relaxed exhaustivity lets pass is printed, so you can see what a test skips.
+    public var showSkippedAssertions: Bool {
+        get { state.log.withLock { $0.showSkippedAssertions } }
+        set { state.log.withLock { $0.showSkippedAssertions = newValue } }
+    }
+
+    /// Adds a probe to exhaustivity: each of its calls must then be asserted.
+    public func install(_ probe: TestProbe) {
+        state.log.withLock { log in
+            if !log.probes.contains(where: { $0 === probe }) { log.probes.append(probe) }
+        }
+    }
+
+    /// Ends the test: cancels the work the models started in `onActivate`, waits (up to the
+    /// timeout) for their other tasks, reports each task still running where it was started,
+    /// checks exhaustivity, and tears the hierarchy down.
+    ///
+    /// Optional: releasing the tester does the same, without waiting for tasks.
+    public func finish(isolation: isolated (any Actor)? = #isolation) async {
+        guard beginFinishing() else { return }
+        state.flushDeferredFailures()
+        cancelActivationWork()
+        let deadline = ContinuousClock.now + timeout
+        while runningTasks().isEmpty == false && ContinuousClock.now < deadline {
+            let generation = Activity.shared.generation
+            guard !runningTasks().isEmpty else { break }
+            await Activity.shared.wait(after: generation, until: deadline)
+        }
+        completeFinishing()
+    }
+
+    /// The synchronous end used when the tester is released without `finish()`.
+    private func finishNow() {
+        guard beginFinishing() else { return }
+        state.flushDeferredFailures()
+        cancelActivationWork()
+        let deadline = DispatchTime.now() + .nanoseconds(Int(timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000))
+        while !runningTasks().isEmpty {
+            if state.workEnded.wait(timeout: deadline) == .timedOut { break }
+        }
+        completeFinishing()
+    }
+
+    private func beginFinishing() -> Bool {
+        state.log.withLock { log in
+            guard !log.isFinished else { return false }
+            log.isFinished = true
+            return true
+        }
+    }
+
+    private func cancelActivationWork() {
+        hierarchy.cancel(hierarchy.runningWork().filter(\.fromActivation))
+    }
+
+    private func runningTasks() -> [RunningWork] {
+        hierarchy.runningWork().filter(\.isTask)
+    }
+
+    private func completeFinishing() {
+        let tasks = runningTasks()
+        let exhaustivity = self.exhaustivity
+        if exhaustivity.contains(.tasks) {
+            for task in tasks {
+                state.fail(FailureMessages.taskStillRunning(task), at: task.location)
+            }
+        } else if showSkippedAssertions, !tasks.isEmpty {
+            print(FailureMessages.skipped("Tasks still running", tasks.map { "\($0.modelType) task started at \($0.location)" }))
+        }
+        hierarchy.cancel(tasks)
+        checkExhaustivity(upTo: .max, at: state.location)
+        state.flushDeferredFailures()
+        hierarchy.tearDownNow()
+        TestingIssueRouting.activeTesters.subtract(1, ordering: .relaxed)
+    }
+}
+
+extension Model {
+    /// Anchors the model for a test and returns it with its ``Tester``.
+    ///
+    /// ```swift
+    /// let (appModel, tester) = AppModel().andTester {
+    ///     $0.factClient.fetch = { "\($0) is a good number." }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - exhaustivity: What the test must assert (`.full` by default).
+    ///   - dependencies: Overrides of the test's dependencies.
+    /// - Returns: The anchored model and its tester. End-of-test failures are reported at this call.
+    public func andTester(
+        exhaustivity: Exhaustivity = .full,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
+        _ dependencies: (inout DependencyValues) -> Void = { _ in }
+    ) -> (Self, Tester) {
+        TestingIssueRouting.install()
+        let state = TesterState(
+            exhaustivity: exhaustivity,
+            location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        )
+        let support = TestingSupport(
+            owner: state,
+            reportIssue: { [weak state] issue in
+                guard let state else { return false }
+                state.fail(issue.message, at: issue.location)
+                return true
+            },
+            workDidFinish: { [weak state] in state?.workDidFinish() }
+        )
+        let model = anchored(testing: support, hooks: [state], dependencies)
+        guard let hierarchy = model.hierarchy else {
+            fatalError("ModelKit: andTester could not anchor \(Self.self).")
+        }
+        TestingIssueRouting.activeTesters.add(1, ordering: .relaxed)
+        return (model, Tester(state: state, root: model, hierarchy: hierarchy))
+    }
+}

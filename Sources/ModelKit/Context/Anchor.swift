@@ -68,8 +68,11 @@ extension Model {
     }
 
     /// Anchors the model in a new hierarchy, optionally under a tester.
-    package func anchored(testing: TestingSupport?, _ dependencies: (inout DependencyValues) -> Void) -> Self {
+    package func anchored(
+        testing: TestingSupport?, hooks: [any HierarchyHook] = [], _ dependencies: (inout DependencyValues) -> Void
+    ) -> Self {
         let hierarchy = Hierarchy(testing: testing)
+        for hook in hooks { hierarchy.addHook(hook) }
         var values = DependencyValues(hierarchy: hierarchy)
         dependencies(&values)
         _ = hierarchy.anchorRoot(self, dependencies: values)
@@ -81,5 +84,10 @@ extension Model {
     /// The hierarchy this model lives in, if anchored (for ModelKitTesting).
     package var hierarchy: Hierarchy? {
         node.box.context?.hierarchy
+    }
+
+    /// Identifies this model's context (for ModelKitTesting), if anchored.
+    package var contextID: ObjectIdentifier? {
+        node.box.context.map(ObjectIdentifier.init)
     }
 }

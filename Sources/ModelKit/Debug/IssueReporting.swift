@@ -1,18 +1,21 @@
 import Foundation
 
 /// A place in source code, captured at a public call site.
-package struct SourceLocation: Hashable, Sendable, CustomStringConvertible {
-    package let fileID: String
-    package let filePath: String
+package struct SourceLocation: Sendable, CustomStringConvertible {
+    package let fileIDStatic: StaticString
+    package let filePathStatic: StaticString
     package let line: UInt
     package let column: UInt
 
     package init(fileID: StaticString, filePath: StaticString, line: UInt, column: UInt) {
-        self.fileID = "\(fileID)"
-        self.filePath = "\(filePath)"
+        self.fileIDStatic = fileID
+        self.filePathStatic = filePath
         self.line = line
         self.column = column
     }
+
+    package var fileID: String { "\(fileIDStatic)" }
+    package var filePath: String { "\(filePathStatic)" }
 
     package var description: String { "\(fileID):\(line)" }
 }
@@ -57,13 +60,21 @@ package enum IssueReporter {
     package typealias Handler = @Sendable (ModelIssue) -> Bool
 
     private static let handler = Protected<Handler?>(nil)
+    private static let testingHandler = Protected<Handler?>(nil)
 
+    /// Sets the primary handler (tools and tests capturing reports), asked first.
     package static func setHandler(_ newHandler: Handler?) {
         handler.withLock { $0 = newHandler }
     }
 
+    /// Sets ModelKitTesting's handler, asked after the primary one.
+    package static func setTestingHandler(_ newHandler: Handler?) {
+        testingHandler.withLock { $0 = newHandler }
+    }
+
     static func report(_ issue: ModelIssue) {
         if let handler = handler.withLock({ $0 }), handler(issue) { return }
+        if let handler = testingHandler.withLock({ $0 }), handler(issue) { return }
         writeWarning(issue)
     }
 

@@ -3,11 +3,15 @@
 package final class TestingSupport: Sendable {
     private let issueHandler: @Sendable (ModelIssue) -> Bool
     private let workHandler: @Sendable () -> Void
+    /// The tester's own state, for looking it up from a model (`didSend`).
+    package let owner: any Sendable
 
     package init(
+        owner: any Sendable,
         reportIssue: @escaping @Sendable (ModelIssue) -> Bool,
         workDidFinish: @escaping @Sendable () -> Void
     ) {
+        self.owner = owner
         self.issueHandler = reportIssue
         self.workHandler = workDidFinish
     }

@@ -11,10 +11,10 @@ import Darwin
 ///
 /// Unlike a `@TaskLocal`, it is not inherited by tasks started meanwhile, which is the point: a task
 /// a predicate happens to start must not record into the predicate's recorder.
-final class ThreadLocal<Value: AnyObject>: Sendable {
+package final class ThreadLocal<Value: AnyObject>: Sendable {
     private let key: pthread_key_t
 
-    init() {
+    package init() {
         var key = pthread_key_t()
         let status = pthread_key_create(&key) { pointer in
             #if canImport(Darwin)
@@ -27,7 +27,7 @@ final class ThreadLocal<Value: AnyObject>: Sendable {
         self.key = key
     }
 
-    var value: Value? {
+    package var value: Value? {
         get {
             guard let pointer = pthread_getspecific(key) else { return nil }
             return Unmanaged<Value>.fromOpaque(pointer).takeUnretainedValue()
@@ -42,7 +42,7 @@ final class ThreadLocal<Value: AnyObject>: Sendable {
     }
 
     /// Runs `body` with `value` set, restoring the previous value afterwards.
-    func withValue<R>(_ value: Value?, _ body: () throws -> R) rethrows -> R {
+    package func withValue<R>(_ value: Value?, _ body: () throws -> R) rethrows -> R {
         let previous = self.value
         self.value = value
         defer { self.value = previous }

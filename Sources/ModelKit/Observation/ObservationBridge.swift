@@ -33,6 +33,10 @@ enum AccessRecording {
         activeCount.load(ordering: .relaxed) > 0
     }
 
+    static var currentReadCount: Int {
+        current.value?.reads.count ?? 0
+    }
+
     static func record(_ context: AnyContext, _ index: Int) {
         current.value?.reads.append(Read(context: context, index: index))
     }
@@ -69,14 +73,32 @@ extension AccessRecording.Read {
 
 /// Package access for ModelKitTesting: records the properties a predicate reads.
 package enum ModelAccessRecorder {
-    /// A property read while recording, identified by the model's context and the property index.
-    package struct PropertyRead: Hashable, Sendable {
-        package let context: ObjectIdentifier
+    /// A property read while recording.
+    package struct PropertyRead: Sendable {
+        let context: AnyContext
         package let index: Int
+
+        /// Identifies the model (its context).
+        package var contextID: ObjectIdentifier { ObjectIdentifier(context) }
+
+        /// `CounterModel.count = 1` (path-qualified, with the current value), for failure messages.
+        package var currentDescription: String {
+            context.lock.withShortLock {
+                let path = "\(context.path()).\(context.schema.name(index))"
+                guard let cell = context.cell(index) else { return path }
+                return "\(path) = \(ValueDump.render(cell.anyValue))"
+            }
+        }
     }
 
-    package static func recording<R>(_ body: () throws -> R) rethrows -> (R, Set<PropertyRead>) {
+    /// Runs `body`, returning its result and the properties it read, in order.
+    package static func recording<R>(_ body: () throws -> R) rethrows -> (R, [PropertyRead]) {
         let (result, reads) = try AccessRecording.recording(body)
-        return (result, Set(reads.map { PropertyRead(context: ObjectIdentifier($0.context), index: $0.index) }))
+        return (result, reads.map { PropertyRead(context: $0.context, index: $0.index) })
+    }
+
+    /// How many reads the recording on this thread has made so far (0 when not recording).
+    package static var currentReadCount: Int {
+        AccessRecording.currentReadCount
     }
 }

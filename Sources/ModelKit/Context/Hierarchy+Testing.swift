@@ -1,0 +1,59 @@
+// What ModelKitTesting asks of a hierarchy.
+
+/// One running piece of work, for the end-of-test check.
+package struct RunningWork: Sendable {
+    package let modelType: String
+    package let location: SourceLocation
+    package let fromActivation: Bool
+    package let isTask: Bool
+    let context: WeakRef<AnyContext>
+    let workID: Int
+}
+
+extension Hierarchy {
+    package var testingSupport: TestingSupport? { testing }
+
+    /// Every live context: the root's subtree and the models used as dependencies.
+    private func liveContexts() -> [AnyContext] {
+        lock.withShortLock {
+            var result: [AnyContext] = []
+            var seen: Set<ObjectIdentifier> = []
+            var stack: [AnyContext] = (root.map { [$0] } ?? []) + Array(dependencyModels.values)
+            while let context = stack.popLast() {
+                guard seen.insert(ObjectIdentifier(context)).inserted, context.state.isLive else { continue }
+                result.append(context)
+                stack.append(contentsOf: context.children.reversed())
+            }
+            return result
+        }
+    }
+
+    /// The running work of every live model.
+    package func runningWork() -> [RunningWork] {
+        liveContexts().flatMap { context in
+            context.runningWork().map {
+                RunningWork(
+                    modelType: context.typeName, location: $0.location, fromActivation: $0.fromActivation,
+                    isTask: $0.isTask, context: WeakRef(context), workID: $0.id
+                )
+            }
+        }
+    }
+
+    /// Cancels the given work.
+    package func cancel(_ work: [RunningWork]) {
+        for item in work {
+            item.context.object?.cancelWork(ids: [item.workID])
+        }
+    }
+
+    /// Tears the hierarchy down now (idempotent; releasing the anchor later does nothing more).
+    package func tearDownNow() {
+        tearDown()
+    }
+
+    /// Reports an issue through this hierarchy's routing (the tester, when there is one).
+    package func reportThroughHierarchy(_ issue: ModelIssue) {
+        report(issue)
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import ModelKit
+import Synchronization
+
+/// What a tester has seen of its hierarchy and not yet had asserted, plus its settings. It is the
+/// hierarchy hook that records changes and events (under the hierarchy lock, append only).
+final class TesterState: HierarchyHook, Sendable {
+    struct Entry<Record: Sendable>: Sendable {
+        let sequence: UInt64
+        let record: Record
+    }
+
+    struct Log: Sendable {
+        var changes: [Entry<ChangeRecord>] = []
+        var events: [Entry<EventRecord>] = []
+        var probes: [TestProbe] = []
+        var exhaustivity: Exhaustivity
+        var timeout: Duration = .seconds(1)
+        var showSkippedAssertions = false
+        var deferredFailures: [(message: String, location: SourceLocation)] = []
+        var isFinished = false
+    }
+
+    let log: Protected<Log>
+    /// Where `andTester` was called: end-of-test failures are reported there.
+    let location: SourceLocation
+    /// Whether the tester was created inside a Swift Testing test.
+    let usesSwiftTesting: Bool
+    /// Signalled whenever a task of the hierarchy ends, for the blocking wait of a released tester.
+    let workEnded = DispatchSemaphore(value: 0)
+
+    init(exhaustivity: Exhaustivity, location: SourceLocation) {
+        self.log = Protected(Log(exhaustivity: exhaustivity))
+        self.location = location
+        self.usesSwiftTesting = FailureRecording.isSwiftTestingRunning
+    }
+
+    // MARK: HierarchyHook
+
+    func record(_ change: ChangeRecord) {
+        let sequence = Sequencer.next()
+        log.withLock { $0.changes.append(Entry(sequence: sequence, record: change)) }
+    }
+
+    func record(_ event: EventRecord) {
+        let sequence = Sequencer.next()
+        log.withLock { $0.events.append(Entry(sequence: sequence, record: event)) }
+    }
+
+    func didCommit() {
+        Activity.shared.signal()
+    }
+
+    func workDidFinish() {
+        workEnded.signal()
+        Activity.shared.signal()
+    }
+
+    // MARK: Failures
+
+    /// Records a failure now if this task can, else keeps it for the next assert or the end.
+    func fail(_ message: String, at location: SourceLocation?) {
+        let location = location ?? self.location
+        if usesSwiftTesting && !FailureRecording.isSwiftTestingRunning {
+            log.withLock { $0.deferredFailures.append((message, location)) }
+            Activity.shared.signal()
+        } else {
+            FailureRecording.record(message, at: location)
+        }
+    }
+
+    /// Records the failures kept while no test task was current. Call from the test's task.
+    func flushDeferredFailures() {
+        let failures = log.withLock { log -> [(message: String, location: SourceLocation)] in
+            defer { log.deferredFailures = [] }
+            return log.deferredFailures
+        }
+        for failure in failures {
+            FailureRecording.record(failure.message, at: failure.location)
+        }
+    }
+}
+
+/// A process-wide order of recorded changes, events and probe calls.
+enum Sequencer {
+    private static let counter = Atomic<UInt64>(0)
+
+    static func next() -> UInt64 {
+        counter.add(1, ordering: .relaxed).newValue
+    }
+
+    static var current: UInt64 {
+        counter.load(ordering: .relaxed)
+    }
+}
+
+/// What the predicate being evaluated on this thread matched besides state: events and probe calls.
+final class AssertScope {
+    var matchedEvents: Set<UInt64> = []
+    var matchedProbeCalls: Set<UInt64> = []
+    var matchedProbes: [TestProbe] = []
+    /// The read count after each expression of an assertion builder.
+    var readMarks: [Int] = []
+
+    static let current = ThreadLocal<AssertScope>()
+}

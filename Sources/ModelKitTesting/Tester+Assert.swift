@@ -1,0 +1,201 @@
+import ModelKit
+
+/// Collects the conditions of ``Tester/assert(timeout:fileID:filePath:line:column:isolation:_:)``:
+/// one Boolean expression per line.
+///
+/// ```swift
+/// await tester.assert {
+///     row.counter.count == 1
+///     onFact.wasCalled(with: 2, "2 is a good number.")
+///     detail.didSend(.startMeeting)
+/// }
+/// ```
+@resultBuilder
+public enum AssertionBuilder {
+    public static func buildExpression(_ condition: Bool) -> [Bool] {
+        AssertScope.current.value?.readMarks.append(ModelAccessRecorder.currentReadCount)
+        return [condition]
+    }
+
+    /// Accepts a check written without parentheses, such as `probe.wasCalled`.
+    public static func buildExpression(_ check: () -> Bool) -> [Bool] {
+        buildExpression(check())
+    }
+
+    public static func buildBlock(_ conditions: [Bool]...) -> [Bool] {
+        conditions.flatMap { $0 }
+    }
+
+    public static func buildOptional(_ conditions: [Bool]?) -> [Bool] {
+        conditions ?? []
+    }
+
+    public static func buildEither(first conditions: [Bool]) -> [Bool] {
+        conditions
+    }
+
+    public static func buildEither(second conditions: [Bool]) -> [Bool] {
+        conditions
+    }
+
+    public static func buildArray(_ conditions: [[Bool]]) -> [Bool] {
+        conditions.flatMap { $0 }
+    }
+}
+
+/// Thrown by ``Tester/unwrap(_:timeout:fileID:filePath:line:column:isolation:)`` when the value stays nil.
+public struct UnwrapError: Error, CustomStringConvertible {
+    public let description: String
+}
+
+extension Tester {
+    /// Waits until every condition holds, then counts what they read as asserted and checks
+    /// exhaustivity.
+    ///
+    /// ```swift
+    /// appModel.addButtonTapped()
+    /// await tester.assert {
+    ///     appModel.counters.count == 1
+    ///     appModel.sum == 0
+    /// }
+    /// ```
+    ///
+    /// The conditions are re-evaluated on the caller's task each time the model writes, sends an event
+    /// or a probe is called, until they hold or `timeout` (default ``timeout``) passes; on timeout
+    /// the failure shows which condition was false and the values of the state it read.
+    public func assert(
+        timeout: Duration? = nil,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
+        isolation: isolated (any Actor)? = #isolation,
+        @AssertionBuilder _ conditions: () -> [Bool]
+    ) async {
+        let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        _ = await waitFor(conditions, timeout: timeout, location: location, kind: .assert, isolation: isolation)
+    }
+
+    /// Waits until `condition` holds. See ``assert(timeout:fileID:filePath:line:column:isolation:_:)``.
+    ///
+    /// ```swift
+    /// await tester.assert(model.count == 1)
+    /// ```
+    public func assert(
+        _ condition: @autoclosure () -> Bool,
+        timeout: Duration? = nil,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
+        isolation: isolated (any Actor)? = #isolation
+    ) async {
+        let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        _ = await waitFor({ [condition()] }, timeout: timeout, location: location, kind: .assert, isolation: isolation)
+    }
+
+    /// Waits until `value` is not nil and returns it; what it read counts as asserted.
+    ///
+    /// ```swift
+    /// let row = try await tester.unwrap(appModel.counters.first)
+    /// try await tester.unwrap(detail.destination?.deleteStandup)()
+    /// ```
+    ///
+    /// - Throws: ``UnwrapError`` when the value is still nil after the timeout (also a test failure).
+    public func unwrap<Value>(
+        _ value: @autoclosure () -> Value?,
+        timeout: Duration? = nil,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
+        isolation: isolated (any Actor)? = #isolation
+    ) async throws -> Value {
+        let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        var result: Value?
+        let succeeded = await waitFor({
+            result = value()
+            return [result != nil]
+        }, timeout: timeout, location: location, kind: .unwrap, isolation: isolation)
+        guard succeeded, let result else {
+            throw UnwrapError(description: "The value was still nil after \(formatted(timeout ?? self.timeout)).")
+        }
+        return result
+    }
+
+    enum WaitKind {
+        case assert
+        case unwrap
+    }
+
+    /// The waiting loop shared by `assert` and `unwrap`. Returns whether the conditions held.
+    func waitFor(
+        _ conditions: () -> [Bool], timeout: Duration?, location: SourceLocation, kind: WaitKind,
+        isolation: isolated (any Actor)?
+    ) async -> Bool {
+        let timeout = timeout ?? self.timeout
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            state.flushDeferredFailures()
+            let generation = Activity.shared.generation
+            let startSequence = Sequencer.current
+            let evaluation = evaluate(conditions)
+            if evaluation.results.allSatisfy({ $0 }) {
+                markAsserted(evaluation)
+                checkExhaustivity(upTo: startSequence, at: location)
+                return true
+            }
+            if ContinuousClock.now >= deadline || Task.isCancelled {
+                let message = kind == .assert
+                    ? FailureMessages.assertionFailed(evaluation, timeout: timeout)
+                    : FailureMessages.unwrapFailed(evaluation, timeout: timeout)
+                state.fail(message, at: location)
+                return false
+            }
+            await Activity.shared.wait(after: generation, until: deadline)
+        }
+    }
+
+    struct Evaluation {
+        let results: [Bool]
+        let reads: [ModelAccessRecorder.PropertyRead]
+        let readMarks: [Int]
+        let matchedEvents: Set<UInt64>
+        let matchedProbeCalls: Set<UInt64>
+        let matchedProbes: [TestProbe]
+
+        /// The reads made while evaluating condition `index`.
+        func reads(ofCondition index: Int) -> ArraySlice<ModelAccessRecorder.PropertyRead> {
+            guard readMarks.count == results.count else { return reads[...] }
+            let start = index == 0 ? 0 : readMarks[index - 1]
+            let end = readMarks[index]
+            return reads[min(start, reads.count)..<min(end, reads.count)]
+        }
+    }
+
+    private func evaluate(_ conditions: () -> [Bool]) -> Evaluation {
+        let scope = AssertScope()
+        let (results, reads) = AssertScope.current.withValue(scope) {
+            ModelAccessRecorder.recording(conditions)
+        }
+        return Evaluation(
+            results: results, reads: reads, readMarks: scope.readMarks,
+            matchedEvents: scope.matchedEvents, matchedProbeCalls: scope.matchedProbeCalls,
+            matchedProbes: scope.matchedProbes
+        )
+    }
+
+    /// Counts what a successful evaluation read and matched as asserted.
+    private func markAsserted(_ evaluation: Evaluation) {
+        let readKeys = Set(evaluation.reads.map { ReadKey(context: $0.contextID, index: $0.index) })
+        state.log.withLock { log in
+            log.changes.removeAll { readKeys.contains(ReadKey(context: $0.record.contextID, index: $0.record.index)) }
+            log.events.removeAll { evaluation.matchedEvents.contains($0.sequence) }
+        }
+        for probe in evaluation.matchedProbes {
+            probe.markAsserted(evaluation.matchedProbeCalls)
+        }
+    }
+
+    private struct ReadKey: Hashable {
+        let context: ObjectIdentifier
+        let index: Int
+    }
+}
+
+func formatted(_ duration: Duration) -> String {
+    let seconds = Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+    if seconds == seconds.rounded() { return "\(Int(seconds)) s" }
+    return "\(seconds) s"
+}

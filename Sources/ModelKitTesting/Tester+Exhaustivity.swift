@@ -1,0 +1,68 @@
+import ModelKit
+
+extension Tester {
+    /// Reports, as failures at `location`, what was recorded up to `sequence` and not asserted, in
+    /// the categories of ``exhaustivity``; prints the rest when ``showSkippedAssertions`` is set.
+    /// Reported and skipped items are forgotten.
+    func checkExhaustivity(upTo sequence: UInt64, at location: SourceLocation) {
+        let (changes, events, probes, exhaustivity, showSkipped) = state.log.withLock { log in
+            let changes = log.changes.filter { $0.sequence <= sequence }
+            let events = log.events.filter { $0.sequence <= sequence }
+            log.changes.removeAll { $0.sequence <= sequence }
+            log.events.removeAll { $0.sequence <= sequence }
+            return (changes, events, log.probes, log.exhaustivity, log.showSkippedAssertions)
+        }
+        let probeCalls = probes.flatMap { probe in probe.takeUnasserted(upTo: sequence).map { (probe, $0) } }
+
+        if !changes.isEmpty {
+            let lines = FailureMessages.changeLines(changes.map(\.record))
+            if exhaustivity.contains(.state) {
+                state.fail(FailureMessages.unassertedState(lines), at: location)
+            } else if showSkipped {
+                print(FailureMessages.skipped("State changes", lines))
+            }
+        }
+        if !events.isEmpty {
+            let lines = events.map { FailureMessages.eventLine($0.record) }
+            if exhaustivity.contains(.events) {
+                state.fail(FailureMessages.unassertedEvents(lines), at: location)
+            } else if showSkipped {
+                print(FailureMessages.skipped("Events", lines))
+            }
+        }
+        if !probeCalls.isEmpty {
+            let lines = probeCalls.map { FailureMessages.probeCallLine($0.0, $0.1) }
+            if exhaustivity.contains(.probes) {
+                state.fail(FailureMessages.unassertedProbeCalls(lines), at: location)
+            } else if showSkipped {
+                print(FailureMessages.skipped("Probe calls", lines))
+            }
+        }
+    }
+}
+
+extension Model where Event: Equatable {
+    /// Whether this model sent `event` (and it was not asserted yet). Use it inside an assertion,
+    /// where a matching event counts as asserted.
+    ///
+    /// ```swift
+    /// detail.startMeetingButtonTapped()
+    /// await tester.assert(detail.didSend(.startMeeting))
+    /// ```
+    public func didSend(_ event: Event) -> Bool {
+        guard let state = hierarchy?.testingSupport?.owner as? TesterState, let sender = contextID else {
+            return false
+        }
+        let scope = AssertScope.current.value
+        let match = state.log.withLock { log -> UInt64? in
+            log.events.first { entry in
+                entry.record.senderID == sender
+                    && !(scope?.matchedEvents.contains(entry.sequence) ?? false)
+                    && (entry.record.event as? Event) == event
+            }?.sequence
+        }
+        guard let match else { return false }
+        scope?.matchedEvents.insert(match)
+        return true
+    }
+}
