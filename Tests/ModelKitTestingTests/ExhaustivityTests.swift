@@ -1,0 +1,166 @@
+import Foundation
+import ModelKit
+import ModelKitTesting
+import Testing
+
+@Suite struct ExhaustivityTests {
+    @Test func unassertedStateFailsAfterAnAssert() async {
+        let (model, tester) = Counter().andTester()
+        model.incrementTapped()
+        model.name = "b"
+        await withKnownIssue {
+            await tester.assert(model.count == 1)
+        } matching: { issue in
+            text(issue) == """
+            State changes were not asserted:
+
+              Counter.name: "a" → "b"
+
+            To fix, either:
+              • Assert the new values in a `tester.assert { … }` after the action that changes them.
+              • Or stop requiring state assertions: `tester.exhaustivity.remove(.state)`.
+            """
+        }
+    }
+
+    @Test func changedAndChangedBackPrintsTheWholeChain() async {
+        let (model, tester) = Counter().andTester()
+        model.name = "b"
+        model.name = "a"
+        model.incrementTapped()
+        await withKnownIssue {
+            await tester.assert(model.count == 1)
+        } matching: { issue in
+            text(issue).contains("  Counter.name: \"a\" → \"b\" → \"a\"\n")
+        }
+    }
+
+    @Test func childChangesShowTheirPath() async throws {
+        let (parent, tester) = Parent().andTester()
+        parent.addTapped()
+        parent.addTapped()
+        let second = try await tester.unwrap(parent.counters.count == 2 ? parent.counters[1] : nil)
+        second.incrementTapped()
+        await withKnownIssue {
+            await tester.finish()
+        } matching: { issue in
+            text(issue).contains("  Parent.counters[1].count: 0 → 1\n")
+        }
+    }
+
+    @Test func endOfTestFailuresAreReportedAtAndTester() async {
+        let line = #line + 1
+        let (model, tester) = Counter().andTester()
+        model.incrementTapped()
+        await withKnownIssue {
+            await tester.finish()
+        } matching: { issue in
+            issue.sourceLocation?.line == line
+        }
+    }
+
+    @Test func releasingTheTesterChecksExhaustivity() {
+        withKnownIssue {
+            let (model, tester) = Counter().andTester()
+            model.incrementTapped()
+            _ = tester
+        } matching: { issue in
+            text(issue).hasPrefix("State changes were not asserted:")
+        }
+    }
+
+    @Test func unassertedEventsFail() async {
+        let (model, tester) = Counter().andTester()
+        model.rename("b")
+        await withKnownIssue {
+            await tester.assert(model.name == "b")
+        } matching: { issue in
+            text(issue) == """
+            Events were not asserted:
+
+              Counter sent .renamed("b")
+
+            To fix, either:
+              • Assert each event with `model.didSend(…)` in a `tester.assert { … }`.
+              • Or stop requiring event assertions: `tester.exhaustivity.remove(.events)`.
+            """
+        }
+    }
+
+    @Test func unassertedProbeCallsFail() async {
+        let onValue = TestProbe("onValue")
+        let onPing = TestProbe("onPing")
+        let (caller, tester) = Caller(onValue: onValue.call, onPing: onPing.call).andTester()
+        tester.install(onValue)
+        tester.install(onPing)
+        caller.send(2)
+        caller.ping()
+        await withKnownIssue {
+            await tester.assert(onPing.wasCalled())
+            await tester.finish()
+        } matching: { issue in
+            text(issue) == """
+            Probe calls were not asserted:
+
+              onValue(2, "#2")
+
+            To fix, either:
+              • Assert each call with `probe.wasCalled(with: …)` in a `tester.assert { … }`.
+              • Or stop requiring probe assertions: `tester.exhaustivity.remove(.probes)`.
+            """
+        }
+    }
+
+    @Test func relaxedExhaustivitySkipsWhatItExcludes() async {
+        let (model, tester) = Counter().andTester(exhaustivity: [.events])
+        model.incrementTapped()
+        model.name = "b"
+        await tester.assert(model.count == 1)
+        model.rename("c")
+        await tester.assert(model.didSend(.renamed("c")))
+        tester.exhaustivity = .off
+        model.rename("d")
+        await tester.finish()
+    }
+
+    @Test func offExhaustivityChecksOnlyWhatIsAsserted() async {
+        let (model, tester) = Counter().andTester(exhaustivity: .off)
+        tester.showSkippedAssertions = true
+        model.incrementTapped()
+        model.rename("x")
+        await tester.assert(model.count == 1)
+    }
+
+    @Test func taskStillRunningIsReportedWhereItStarted() async {
+        let (waiter, tester) = Waiter().andTester()
+        tester.timeout = .milliseconds(20)
+        waiter.startWaiting()
+        await withKnownIssue {
+            await tester.finish()
+        } matching: { issue in
+            text(issue) == """
+            A task of Waiter started here was still running when the test ended.
+
+            To fix, either:
+              • Wait for its work before the test ends, e.g. `await tester.assert { … }` on the state it changes.
+              • Cancel it in the model (`node.cancelAll(for:)`), or start it from `onActivate`, whose work the tester cancels.
+              • Or stop requiring finished tasks: `tester.exhaustivity.remove(.tasks)`.
+            """ && issue.sourceLocation?.fileName == "TestModels.swift"
+        }
+    }
+
+    @Test func activationWorkIsCancelledAtTheEnd() async {
+        let clock = TestClock()
+        let (ticker, tester) = Ticker().andTester { $0.continuousClock = clock }
+        await clock.advance(by: .seconds(1))
+        await tester.assert(ticker.ticks == 1)
+        await tester.finish()
+    }
+
+    @Test func tasksExcludedFromExhaustivityAreNotReported() async {
+        let (waiter, tester) = Waiter().andTester(exhaustivity: [.state, .events, .probes])
+        tester.timeout = .milliseconds(10)
+        waiter.startWaiting()
+        await tester.finish()
+    }
+}
