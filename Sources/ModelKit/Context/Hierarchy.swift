@@ -1,7 +1,7 @@
 /// The state shared by all models of one anchored hierarchy: the lock, the work collected while it is
 /// held, the ordered delivery queue of streams, and the hooks of debugging and testing tools.
 package final class Hierarchy: @unchecked Sendable {
-    let lock = HierarchyLock()
+    let lock: HierarchyLock
     let testing: TestingSupport?
 
     // Safety: every field below is guarded by `lock`.
@@ -27,8 +27,9 @@ package final class Hierarchy: @unchecked Sendable {
     @exclusivity(unchecked) var root: AnyContext?
     @exclusivity(unchecked) var isTornDown = false
 
-    init(testing: TestingSupport? = nil) {
+    init(testing: TestingSupport? = nil, lockRank: HierarchyLock.Rank = .hierarchy) {
         self.testing = testing
+        self.lock = HierarchyLock(rank: lockRank)
     }
 
     // MARK: Sections

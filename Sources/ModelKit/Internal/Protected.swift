@@ -46,27 +46,63 @@ extension Protected where State: Sendable {
 /// code, and so may come back to the same hierarchy on the same thread, use
 /// ``lockForSection()``/``unlockSection()``, which also record the holding thread so that the
 /// re-entrant access can proceed under the existing hold instead of deadlocking.
+///
+/// Lock order: every lock has a ``Rank``; a thread may only take a lock of a higher rank than every
+/// lock it holds (a hierarchy, then the unbound lock, then the frozen copies' lock). Debug builds
+/// check this on every acquisition and stop with a message naming both locks.
 package final class HierarchyLock: Sendable {
+    /// The place of a lock in the lock order.
+    package enum Rank: Int, Sendable, CustomStringConvertible {
+        case hierarchy = 0
+        case unbound = 1
+        case frozen = 2
+
+        package var description: String {
+            switch self {
+            case .hierarchy: "a hierarchy lock"
+            case .unbound: "the lock of unanchored models"
+            case .frozen: "the lock of frozen copies"
+            }
+        }
+    }
+
     private let mutex = Mutex<Void>(())
     /// The thread holding a section, or 0. Only the holding thread ever stores its own id here,
     /// so a thread that reads its own id knows it holds the lock.
     private let holder = Atomic<UInt>(0)
+    let rank: Rank
 
-    package init() {}
+    package init(rank: Rank = .hierarchy) {
+        self.rank = rank
+    }
 
     @inline(__always)
     package func lock() {
+        #if DEBUG
+        LockOrder.willAcquire(self)
+        #endif
         mutex._unsafeLock()
+        #if DEBUG
+        LockOrder.didAcquire(self)
+        #endif
     }
 
     @inline(__always)
     package func unlock() {
+        #if DEBUG
+        LockOrder.didRelease(self)
+        #endif
         mutex._unsafeUnlock()
     }
 
     @inline(__always)
     package func tryLock() -> Bool {
-        mutex._unsafeTryLock()
+        guard mutex._unsafeTryLock() else { return false }
+        #if DEBUG
+        LockOrder.willAcquire(self)
+        LockOrder.didAcquire(self)
+        #endif
+        return true
     }
 
     /// Whether the calling thread holds this lock for a section.
@@ -77,14 +113,14 @@ package final class HierarchyLock: Sendable {
 
     @inline(__always)
     package func lockForSection() {
-        mutex._unsafeLock()
+        lock()
         holder.store(currentThreadID(), ordering: .relaxed)
     }
 
     @inline(__always)
     package func unlockSection() {
         holder.store(0, ordering: .relaxed)
-        mutex._unsafeUnlock()
+        unlock()
     }
 
     /// Runs `body` holding the lock for a short section (no user code inside).
@@ -96,3 +132,45 @@ package final class HierarchyLock: Sendable {
         return try body()
     }
 }
+
+#if DEBUG
+/// The debug-build check of the lock order: the locks each thread holds, in acquisition order.
+enum LockOrder {
+    final class Held {
+        var locks: [(id: ObjectIdentifier, rank: HierarchyLock.Rank)] = []
+    }
+
+    private static let held = ThreadLocal<Held>()
+
+    static func willAcquire(_ lock: HierarchyLock) {
+        guard let top = held.value?.locks.last else { return }
+        precondition(
+            top.rank.rawValue < lock.rank.rawValue,
+            """
+            ModelKit lock order violated: this thread holds \(top.rank) and is taking \(lock.rank).
+            Locks must be taken in the order: a hierarchy, the lock of unanchored models, the lock of \
+            frozen copies; never two hierarchies at once. A common cause is an `observe` expression, a \
+            transaction or an Equatable/visit implementation that reads a model of another hierarchy.
+            """
+        )
+    }
+
+    static func didAcquire(_ lock: HierarchyLock) {
+        let current: Held
+        if let existing = held.value {
+            current = existing
+        } else {
+            current = Held()
+            held.value = current
+        }
+        current.locks.append((ObjectIdentifier(lock), lock.rank))
+    }
+
+    static func didRelease(_ lock: HierarchyLock) {
+        guard let current = held.value else { return }
+        if let index = current.locks.lastIndex(where: { $0.id == ObjectIdentifier(lock) }) {
+            current.locks.remove(at: index)
+        }
+    }
+}
+#endif

@@ -2,7 +2,7 @@ import Synchronization
 
 /// The lock for cells and boxes of models that are not anchored yet (initial models). Taken after a
 /// hierarchy lock, never before one.
-let unboundLock = HierarchyLock()
+let unboundLock = HierarchyLock(rank: .unbound)
 
 /// The storage behind one `@Tracked` property of one model instance.
 ///
@@ -254,7 +254,13 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
     }
 
     override final func frozenCopy() -> AnyCell {
-        makeCell(freeze(value))
+        let current: Value
+        if let context = boundContext {
+            current = context.lock.withShortLock { value }
+        } else {
+            current = unboundLock.withShortLock { value }
+        }
+        return makeCell(freeze(current))
     }
 }
 

@@ -16,15 +16,12 @@ extension Model {
         if let context = node.box.context {
             return context.hierarchy.withSection { makeFrozenCopy() }
         }
-        if unboundLock.isHeldByCurrentThread {
-            return makeFrozenCopy()
-        }
-        unboundLock.lockForSection()
-        defer { unboundLock.unlockSection() }
+        // An initial model: each value is read under the unbound lock on its own (nothing else
+        // can be consistent with a model no hierarchy guards).
         return makeFrozenCopy()
     }
 
-    /// Builds the frozen copy. The caller holds the lock guarding this model's cells.
+    /// Builds the frozen copy. For an anchored model the caller holds its hierarchy for a section.
     private func makeFrozenCopy() -> Self {
         let schema = Schema<Self>.shared
         let context = Context<Self>(
@@ -50,7 +47,7 @@ extension Model {
 }
 
 /// The hierarchy of every frozen copy; its lock only guards reads of frozen values.
-let frozenHierarchy = Hierarchy()
+let frozenHierarchy = Hierarchy(lockRank: .frozen)
 
 /// Containers that can produce a copy with their models frozen.
 protocol FreezableContainer {

@@ -25,6 +25,7 @@ extension ModelNode {
     /// }
     /// node.cancelAll(for: RecordingID.self)   // cancels both
     /// ```
+    @discardableResult
     public func cancellationContext<R>(for id: some Hashable & Sendable, _ body: () throws -> R) rethrows -> R {
         try CancellationScope.$ids.withValue(CancellationScope.ids + [SendableHashable(id)]) {
             try body()
@@ -32,6 +33,7 @@ extension ModelNode {
     }
 
     /// The async form of ``cancellationContext(for:_:)``.
+    @discardableResult
     public func cancellationContext<R>(
         for id: some Hashable & Sendable,
         isolation: isolated (any Actor)? = #isolation,
