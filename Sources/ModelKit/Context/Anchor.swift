@@ -1,9 +1,11 @@
 /// Keeps a hierarchy alive. Held only by the model value `withAnchor` returns and its copies; when the
 /// last of them is released the hierarchy is torn down.
 final class Anchor: Sendable {
+    let box: NodeBox
     let hierarchy: Hierarchy
 
-    init(hierarchy: Hierarchy) {
+    init(box: NodeBox, hierarchy: Hierarchy) {
+        self.box = box
         self.hierarchy = hierarchy
     }
 
@@ -14,7 +16,7 @@ final class Anchor: Sendable {
 
 extension Hierarchy {
     /// Anchors `model` as the root of this (new) hierarchy and activates it.
-    func anchorRoot<M: Model>(_ model: M, dependencies: DependencyValues) -> Context<M> {
+    func anchorRoot<M: Model>(_ model: M, dependencies: DependencyValues) -> Context {
         withSection {
             let context = makeContext(for: model, place: nil, inherited: dependencies, isRoot: true)
             root = context
@@ -77,7 +79,7 @@ extension Model {
         dependencies(&values)
         _ = hierarchy.anchorRoot(self, dependencies: values)
         var copy = self
-        copy.node.anchor = Anchor(hierarchy: hierarchy)
+        copy.node.hold(Anchor(box: node.box, hierarchy: hierarchy))
         return copy
     }
 

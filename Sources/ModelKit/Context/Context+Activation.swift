@@ -1,6 +1,6 @@
 // Activation (parents first) and teardown (a model's own work before its children's).
 
-extension AnyContext {
+extension Context {
     /// Calls `onActivate` once, then the `withActivation` handlers. Called without the lock.
     final func activate(_ handlers: [@Sendable (Any) -> Void]) {
         let shouldActivate: Bool = lock.withShortLock {
@@ -30,12 +30,13 @@ extension AnyContext {
             }
         }
         slots = [:]
-        places = []
+        places.removeAll()
         extras = nil
         observedMask = 0
-        activationHandlers = []
-        for cell in currentCells() {
-            cell.retire()
+        if schema.retiresValues {
+            for cell in currentCells() {
+                cell.retire()
+            }
         }
         batch.releasedModels.append(takeModel())
     }

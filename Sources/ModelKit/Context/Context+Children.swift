@@ -9,19 +9,20 @@ extension Hierarchy {
         place: Place?,
         inherited: DependencyValues,
         isRoot: Bool = false
-    ) -> Context<M> {
-        let schema = Schema<M>.shared
+    ) -> Context {
+        let schema = Schema<M>.shared(model)
         let box = model.node.box
         let modifiers = unboundLock.withShortLock { box.takeModifiers() }
         var dependencies = inherited
         for override in modifiers.dependencies {
             override(&dependencies)
         }
-        let context = Context<M>(
+        let context = Context(
             hierarchy: self, schema: schema, dependencies: dependencies, state: .anchored, isRoot: isRoot, model: model
         )
-        if let place { context.places = [place] }
-        context.idKey = AnyHashable(model.id)
+        if let place { context.places.append(place) }
+        // A `ModelID` is unique per instance: such models never need matching by id.
+        context.idKey = schema.usesInstanceIdentity ? nil : AnyHashable(model.id)
 
         let cells = schema.cells(of: model)
         let conflict: Int? = unboundLock.withShortLock {
@@ -55,7 +56,7 @@ extension Hierarchy {
     }
 }
 
-extension AnyContext {
+extension Context {
     /// Brings child slot `index` in step with the cell's current value: anchors new models, keeps
     /// live ones, continues a live child from a new instance with its id, and removes the rest.
     final func reconcileSlot(_ index: Int) {
@@ -68,7 +69,7 @@ extension AnyContext {
         var visitor = ContainerVisitor(sink: sink)
         schema.visitChildren(index, cell: cell, &visitor)
 
-        var list: [AnyContext] = []
+        var list: [Context] = []
         list.reserveCapacity(sink.entries.count)
         var addedIDs: Set<AnyHashable> = []
         for entry in sink.entries {
@@ -85,20 +86,24 @@ extension AnyContext {
                 list.append(child)
                 if let key = child.idKey { existing.byID[key] = child }
             case .initial(let initial):
-                if let live = existing.byID[initial.id], live.markStamp == stamp, live.keptStamp != stamp,
-                   live.schema === initial.schema {
-                    live.keptStamp = stamp
-                    initial.adopt(live)
-                    list.append(live)
-                } else if existing.byID[initial.id] != nil || !addedIDs.insert(initial.id).inserted {
-                    reportDuplicate(initial.id, slot: index)
-                } else {
-                    let child = initial.anchor(hierarchy, Place(parent: self, slot: index), dependencies)
-                    guard child.state.isLive else { continue }
-                    child.keptStamp = stamp
-                    list.append(child)
-                    existing.byID[initial.id] = child
+                if let id = initial.id {
+                    if let live = existing.byID[id], live.markStamp == stamp, live.keptStamp != stamp,
+                       live.schema === initial.schema {
+                        live.keptStamp = stamp
+                        initial.adopt(live)
+                        list.append(live)
+                        continue
+                    }
+                    if existing.byID[id] != nil || !addedIDs.insert(id).inserted {
+                        reportDuplicate(id, slot: index)
+                        continue
+                    }
                 }
+                let child = initial.anchor(hierarchy, Place(parent: self, slot: index), dependencies)
+                guard child.state.isLive else { continue }
+                child.keptStamp = stamp
+                list.append(child)
+                if let id = initial.id { existing.byID[id] = child }
             case .rejected(let issue):
                 hierarchy.deferIssue(issue)
             }
@@ -125,7 +130,7 @@ extension AnyContext {
     }
 
     /// Removes one place; a context left without places is destructed when the section ends.
-    final func removePlace(parent: AnyContext, slot: Int) {
+    final func removePlace(parent: Context, slot: Int) {
         if let position = places.firstIndex(where: { $0.parent === parent && $0.slot == slot }) {
             places.remove(at: position)
         }
@@ -135,9 +140,9 @@ extension AnyContext {
     }
 
     /// Whether `other` is this context or one of its ancestors.
-    final func isSelfOrAncestor(_ other: AnyContext) -> Bool {
+    final func isSelfOrAncestor(_ other: Context) -> Bool {
         var visited: Set<ObjectIdentifier> = []
-        var queue: [AnyContext] = [self]
+        var queue: [Context] = [self]
         while let context = queue.popLast() {
             if context === other { return true }
             guard visited.insert(ObjectIdentifier(context)).inserted else { continue }
@@ -164,7 +169,7 @@ extension AnyContext {
     }
 
     /// All children, in slot order.
-    final var children: [AnyContext] {
+    final var children: [Context] {
         schema.childSlotIndices.flatMap { slots[$0]?.list ?? [] }
     }
 }
@@ -173,8 +178,9 @@ extension Context {
     /// Continues this live context with `newModel`, a new instance with the same id: the new
     /// instance's storage becomes the live storage, its values count as changes, and the replaced
     /// instance's storage is retired (its copies read their last values; writes are reported).
-    func adopt(_ newModel: M) {
-        guard let oldModel = model else { return }
+    func adopt<M: Model>(_ newModel: M) {
+        guard let oldModel = model as? M else { return }
+        let typedSchema = Schema<M>.shared(newModel)
         let newCells = typedSchema.cells(of: newModel)
         let oldCells = typedSchema.cells(of: oldModel)
         let newBox = newModel.node.box
@@ -208,25 +214,26 @@ extension Context {
 /// Matches the models of a child slot's new value against the slot's live children.
 final class ReconcileSink: VisitSink {
     enum Entry {
-        case kept(AnyContext)
-        case shared(AnyContext)
+        case kept(Context)
+        case shared(Context)
         case initial(InitialModel)
         case rejected(ModelIssue)
     }
 
     struct InitialModel {
-        let id: AnyHashable
+        /// The id to match live children with; nil for `ModelID`s, which no other instance shares.
+        let id: AnyHashable?
         let schema: AnySchema
-        let anchor: (Hierarchy, Place, DependencyValues) -> AnyContext
-        let adopt: (AnyContext) -> Void
+        let anchor: (Hierarchy, Place, DependencyValues) -> Context
+        let adopt: (Context) -> Void
     }
 
-    let parent: AnyContext
+    let parent: Context
     let slot: Int
-    let stamp: UInt64
+    let stamp: UInt32
     private(set) var entries: [Entry] = []
 
-    init(parent: AnyContext, slot: Int, stamp: UInt64) {
+    init(parent: Context, slot: Int, stamp: UInt32) {
         self.parent = parent
         self.slot = slot
         self.stamp = stamp
@@ -235,24 +242,45 @@ final class ReconcileSink: VisitSink {
     override func visit<M: Model>(_ model: M, visitor: inout ContainerVisitor) {
         let box = model.node.box
         guard let context = box.context else {
-            let schema = Schema<M>.shared
+            let schema = Schema<M>.shared(model)
             entries.append(.initial(InitialModel(
-                id: AnyHashable(model.id),
+                id: schema.usesInstanceIdentity ? nil : AnyHashable(model.id),
                 schema: schema,
                 anchor: { hierarchy, place, dependencies in
                     hierarchy.makeContext(for: model, place: place, inherited: dependencies)
                 },
                 adopt: { live in
-                    unsafeDowncast(live, to: Context<M>.self).adopt(model)
+                    live.adopt(model)
                 }
             )))
             return
         }
-        entries.append(classify(context, typeName: Schema<M>.shared.typeName))
+        entries.append(classify(context, typeName: context.schema.typeName))
     }
 
-    private func classify(_ context: AnyContext, typeName: String) -> Entry {
+    private func classify(_ context: Context, typeName: String) -> Entry {
         let property = "\(parent.typeName).\(parent.schema.name(slot))"
+        if context.state == .frozen {
+            return .rejected(ModelIssue(
+                "A frozen copy of \(typeName) was added to \(property); frozen copies cannot be anchored.",
+                fixes: ["Add a new \(typeName) built from the frozen copy's values."]
+            ))
+        }
+        if context.hierarchy !== parent.hierarchy {
+            return .rejected(ModelIssue(
+                "A \(typeName) anchored in another hierarchy was added to \(property); it was not anchored here.",
+                fixes: ["Create a new \(typeName) for this hierarchy, or share state through a dependency."]
+            ))
+        }
+        if !context.state.isLive {
+            return .rejected(ModelIssue(
+                "A destructed \(typeName) was added to \(property); destructed models cannot be anchored again.",
+                fixes: [
+                    "Create a new \(typeName) instead of re-inserting a removed one.",
+                    "To move a model, add it to its new place before removing it from the old one, or do both in one `node.transaction`.",
+                ]
+            ))
+        }
         if context.markStamp == stamp && context.keptStamp != stamp
             && context.places.contains(where: { $0.parent === parent && $0.slot == slot }) {
             context.keptStamp = stamp
@@ -263,29 +291,6 @@ final class ReconcileSink: VisitSink {
                 "\(property) holds the same \(typeName) twice; it was anchored once.",
                 fixes: ["Store each model once per collection."]
             ))
-        }
-        if context.hierarchy !== parent.hierarchy {
-            return .rejected(ModelIssue(
-                "A \(typeName) anchored in another hierarchy was added to \(property); it was not anchored here.",
-                fixes: ["Create a new \(typeName) for this hierarchy, or share state through a dependency."]
-            ))
-        }
-        switch context.state {
-        case .destructed, .replaced:
-            return .rejected(ModelIssue(
-                "A destructed \(typeName) was added to \(property); destructed models cannot be anchored again.",
-                fixes: [
-                    "Create a new \(typeName) instead of re-inserting a removed one.",
-                    "To move a model, add it to its new place before removing it from the old one, or do both in one `node.transaction`.",
-                ]
-            ))
-        case .frozen:
-            return .rejected(ModelIssue(
-                "A frozen copy of \(typeName) was added to \(property); frozen copies cannot be anchored.",
-                fixes: ["Add a new \(typeName) built from the frozen copy's values."]
-            ))
-        case .anchored, .active:
-            break
         }
         if parent.isSelfOrAncestor(context) {
             return .rejected(ModelIssue(

@@ -1,4 +1,5 @@
 import Observation
+import Synchronization
 
 // MARK: - Lock discipline
 //
@@ -55,59 +56,157 @@ enum ContextState: UInt8 {
 
 /// Where a context sits in its parent: which parent, which child slot.
 struct Place {
-    weak var parent: AnyContext?
-    let slot: Int
+    weak var parent: Context?
+    private let slotIndex: Int32
+
+    init(parent: Context, slot: Int) {
+        self.parent = parent
+        self.slotIndex = Int32(truncatingIfNeeded: slot)
+    }
+
+    var slot: Int { Int(slotIndex) }
+}
+
+/// The places of a context: almost always one, stored inline; a shared model has more.
+struct PlaceList: RandomAccessCollection {
+    private var first: Place?
+    private var others: [Place] = []
+
+    init() {}
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { first == nil ? 0 : 1 + others.count }
+
+    subscript(position: Int) -> Place {
+        position == 0 ? first! : others[position - 1]
+    }
+
+    mutating func append(_ place: Place) {
+        if first == nil { first = place } else { others.append(place) }
+    }
+
+    mutating func remove(at position: Int) {
+        if position == 0 {
+            first = others.isEmpty ? nil : others.removeFirst()
+        } else {
+            others.remove(at: position - 1)
+        }
+    }
+
+    mutating func removeAll() {
+        first = nil
+        others = []
+    }
 }
 
 /// The children of one child slot, in the slot's order, and by id for matching new instances.
 struct SlotChildren {
-    var list: [AnyContext] = []
-    var byID: [AnyHashable: AnyContext] = [:]
+    var list: [Context] = []
+    var byID: [AnyHashable: Context] = [:]
 }
 
 /// The live side of one model: its place in the tree, dependencies, work and observers.
 ///
 /// A context exists from anchoring on. Copies of the model reach it through their `NodeBox` and
-/// their cells; the hierarchy owns it through its parents (or the anchor).
-class AnyContext: @unchecked Sendable {
-    let hierarchy: Hierarchy
+/// their cells; the hierarchy owns it through its parents (or the anchor). It is not generic:
+/// what depends on the model's type lives in its ``AnySchema`` (one per type), so creating and
+/// destroying contexts needs no generic metadata. Rarely used state lives in ``ContextExtras``.
+@usableFromInline
+final class Context: @unchecked Sendable {
+    @usableFromInline let hierarchy: Hierarchy
     /// `hierarchy.lock`, one load closer to the access path.
-    let lock: HierarchyLock
+    @usableFromInline let lock: HierarchyLock
     let schema: AnySchema
-    let registrar = ObservationRegistrar()
-    let dependencies: DependencyValues
-    let isRoot: Bool
+    /// The overrides this model's dependencies resolve against (see ``dependencies``).
+    let dependencyStorage: DependencyValues.Storage
+    /// The Observation registrar, created on the first tracked read (`Unmanaged` bits, 0 before).
+    /// A model never read has nobody observing it, so its writes skip Observation entirely.
+    private let registrarBits = Atomic<UInt>(0)
 
-    // Safety: every field below is guarded by the hierarchy lock.
+    // Safety: every field below is guarded by the hierarchy lock. (Small fields first, packed.)
     @exclusivity(unchecked) var state: ContextState
-    @exclusivity(unchecked) var places: [Place] = []
-    @exclusivity(unchecked) var slots: [Int: SlotChildren] = [:]
-    @exclusivity(unchecked) var idKey: AnyHashable?
-    @exclusivity(unchecked) var extras: ContextExtras?
-    /// Bit `i` set: property `i` has observers in `extras` (bit 63 stands for 63 and above).
-    @exclusivity(unchecked) var observedMask: UInt64 = 0
+    let isRoot: Bool
+    /// Bit `i` set: property `i` has observers in `extras` (bit 31 stands for 31 and above).
+    @exclusivity(unchecked) var observedMask: UInt32 = 0
     /// Marks used by one reconciliation pass.
-    @exclusivity(unchecked) var markStamp: UInt64 = 0
-    @exclusivity(unchecked) var keptStamp: UInt64 = 0
-    /// `withActivation` closures to run after `onActivate`.
-    @exclusivity(unchecked) var activationHandlers: [@Sendable (Any) -> Void] = []
+    @exclusivity(unchecked) var markStamp: UInt32 = 0
+    @exclusivity(unchecked) var keptStamp: UInt32 = 0
+    @exclusivity(unchecked) var places = PlaceList()
+    @exclusivity(unchecked) var slots: [Int: SlotChildren] = [:]
+    /// The model's id, for matching new instances; nil for `ModelID`s (unique per instance).
+    var idKey: AnyHashable? {
+        get { identity?.value }
+        set { identity = newValue.map(IdentityKey.init) }
+    }
+    @exclusivity(unchecked) private var identity: IdentityKey?
+    @exclusivity(unchecked) var extras: ContextExtras?
+    /// The current model instance; nil once destructed, and for frozen copies and stand-ins.
+    @exclusivity(unchecked) var model: (any Model)?
 
-    init(hierarchy: Hierarchy, schema: AnySchema, dependencies: DependencyValues, state: ContextState, isRoot: Bool) {
+    init(
+        hierarchy: Hierarchy, schema: AnySchema, dependencies: DependencyValues, state: ContextState,
+        isRoot: Bool, model: (any Model)?
+    ) {
         self.hierarchy = hierarchy
         self.lock = hierarchy.lock
         self.schema = schema
-        self.dependencies = dependencies
+        self.dependencyStorage = dependencies.storage
         self.state = state
         self.isRoot = isRoot
+        self.model = model
     }
+
+    private init(standingInFor live: Context) {
+        self.hierarchy = live.hierarchy
+        self.lock = live.lock
+        self.schema = live.schema
+        self.dependencyStorage = live.dependencyStorage
+        self.state = .replaced
+        self.isRoot = false
+        self.model = nil
+        // The stand-in keeps the live context alive for the replaced instances' cells.
+        ensuredExtras.successor = live
+    }
+
+    deinit {
+        let bits = registrarBits.load(ordering: .acquiring)
+        if bits != 0 {
+            Unmanaged<RegistrarBox>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped).release()
+        }
+    }
+
+    /// The dependencies this model sees.
+    var dependencies: DependencyValues {
+        DependencyValues(storage: dependencyStorage, hierarchy: hierarchy)
+    }
+
+    /// Creates the registrar (once, whichever thread wins) and returns its bits.
+    @inline(never)
+    private final func makeRegistrar() -> UInt {
+        let box = Unmanaged.passRetained(RegistrarBox())
+        let created = UInt(bitPattern: box.toOpaque())
+        let (exchanged, existing) = registrarBits.compareExchange(
+            expected: 0, desired: created, successOrdering: .acquiringAndReleasing, failureOrdering: .acquiring
+        )
+        if exchanged { return created }
+        box.release()
+        return existing
+    }
+
+
 
     var typeName: String { schema.typeName }
 
     // MARK: Access path
 
-    @inline(__always)
+    @usableFromInline
     final func didRead(_ index: Int) {
-        registrar.access(ObservationSubject.shared, keyPath: ObservationSubject.keyPath(index))
+        var bits = registrarBits.load(ordering: .acquiring)
+        if bits == 0 { bits = makeRegistrar() }
+        Unmanaged<RegistrarBox>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
+            ._withUnsafeGuaranteedRef { box in
+                box.registrar.access(schema, keyPath: schema.observationKeyPath(index))
+            }
         if AccessRecording.isActive {
             AccessRecording.record(self, index)
         }
@@ -115,12 +214,77 @@ class AnyContext: @unchecked Sendable {
 
     @inline(__always)
     final func notifyObservation(_ index: Int) {
-        let keyPath = ObservationSubject.keyPath(index)
-        registrar.willSet(ObservationSubject.shared, keyPath: keyPath)
-        registrar.didSet(ObservationSubject.shared, keyPath: keyPath)
+        let bits = registrarBits.load(ordering: .acquiring)
+        guard bits != 0 else { return }
+        Unmanaged<RegistrarBox>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
+            ._withUnsafeGuaranteedRef { box in
+                let keyPath = schema.observationKeyPath(index)
+                box.registrar.willSet(schema, keyPath: keyPath)
+                box.registrar.didSet(schema, keyPath: keyPath)
+            }
+    }
+
+    // MARK: Write path entry points (called from the inlined cell accessors)
+
+    /// Starts a plain write: locks the hierarchy for a one-write section if the write can take the
+    /// fast path (not re-entrant, not a child slot, the cell still bound here, the model live).
+    /// Returns false, without the lock, when the write must go through a full section.
+    @usableFromInline
+    final func beginFastWrite(cell: AnyCell, bits: UInt) -> Bool {
+        if lock.isHeldByCurrentThread || schema.isChildSlot(cell.index) { return false }
+        lock.lockForSection()
+        hierarchy.depth = 1
+        if cell.bindingBits.load(ordering: .relaxed) != bits || !state.acceptsWrites {
+            hierarchy.depth = 0
+            lock.unlockSection()
+            return false
+        }
+        return true
+    }
+
+    /// Ends a one-write section: commits, unlocks and notifies Observation. Anything else that
+    /// became pending meanwhile sends it down the full path.
+    @usableFromInline
+    final func endFastWrite(changedIndex: Int?) {
+        let hierarchy = self.hierarchy
+        guard hierarchy.depth == 1, !hierarchy.hasPendingWork else {
+            if let changedIndex {
+                hierarchy.version &+= 1
+                hierarchy.pendingChanges.append(PendingChange(context: self, index: changedIndex, old: nil, new: nil))
+            }
+            hierarchy.endSection()
+            return
+        }
+        if changedIndex != nil { hierarchy.version &+= 1 }
+        hierarchy.depth = 0
+        lock.unlockSection()
+        if let changedIndex { notifyObservation(changedIndex) }
+    }
+
+    /// Whether a change must be recorded for observers or hooks. Caller holds the lock.
+    @usableFromInline
+    final var needsChangeRecord: Bool {
+        observedMask != 0 || hierarchy.hasHooks
+    }
+
+    /// Whether a compound update of property `index` can end on the fast path. Caller holds the lock.
+    @usableFromInline
+    final func canEndFastModify(_ index: Int) -> Bool {
+        !needsChangeRecord && !schema.isChildSlot(index)
+    }
+
+    /// Whether the model accepts writes. Caller holds the lock.
+    @usableFromInline
+    final var acceptsWrites: Bool { state.acceptsWrites }
+
+    /// Reports a refused compound update of `cell` when the section ends. Caller holds the lock.
+    @usableFromInline
+    final func rejectModify(cell: AnyCell) {
+        (cell.boundContext ?? self).rejectedWrite(cell.index).map { hierarchy.deferIssue($0) }
     }
 
     /// Records a change made inside a section; the section's end commits it.
+    @usableFromInline
     final func recordChangeInSection<Value>(_ index: Int, old: Value, new: Value) {
         hierarchy.version &+= 1
         hierarchy.pendingChanges.append(makePendingChange(index, old: old, new: new))
@@ -144,7 +308,7 @@ class AnyContext: @unchecked Sendable {
 
     @inline(__always)
     final func isObserved(_ index: Int) -> Bool {
-        observedMask & (1 << UInt64(min(index, 63))) != 0
+        observedMask & (1 << UInt32(min(index, 31))) != 0
     }
 
     /// Why a write is refused in the current state, or nil if it is accepted. Caller holds the lock.
@@ -174,94 +338,71 @@ class AnyContext: @unchecked Sendable {
         }
     }
 
-    // MARK: Subclass hooks (caller holds the lock unless noted)
+    // MARK: The model (caller holds the lock unless noted)
 
-    /// The current instance's cells, in registration order.
-    func currentCells() -> [AnyCell] { [] }
+    /// The current model instance's cells, in registration order.
+    final func currentCells() -> [AnyCell] {
+        guard let model else { return [] }
+        return schema.cells(of: model)
+    }
 
-    /// The current model value, boxed.
-    func currentModel() -> Any? { nil }
+    /// The current model value.
+    final func currentModel() -> (any Model)? { model }
 
     /// Drops the model value (at destruct), returning it so that it is released outside the lock.
-    func takeModel() -> Any? { nil }
-
-    /// Calls `onActivate` and the `withActivation` handlers. Called without the lock.
-    func performActivation(_ handlers: [@Sendable (Any) -> Void]) {}
-
-    /// A context that stands in for this one's replaced instances (see `Context.adopt`).
-    func makeReplacedStandIn() -> AnyContext { self }
-
-    /// The cell of property `index` of the current instance.
-    final func cell(_ index: Int) -> AnyCell? {
-        let cells = currentCells()
-        return cells.indices.contains(index) ? cells[index] : nil
-    }
-}
-
-/// The context of a model of type `M`.
-final class Context<M: Model>: AnyContext, @unchecked Sendable {
-    let typedSchema: Schema<M>
-
-    // Safety: guarded by the hierarchy lock. Nil once destructed.
-    @exclusivity(unchecked) var model: M?
-    // Safety: guarded by the hierarchy lock.
-    @exclusivity(unchecked) private var standIn: Context<M>?
-    /// A replaced-instance stand-in keeps the live context alive for cells still pointing at it.
-    private let successor: AnyContext?
-
-    init(hierarchy: Hierarchy, schema: Schema<M>, dependencies: DependencyValues, state: ContextState, isRoot: Bool, model: M?) {
-        self.typedSchema = schema
-        self.model = model
-        self.successor = nil
-        super.init(hierarchy: hierarchy, schema: schema, dependencies: dependencies, state: state, isRoot: isRoot)
-    }
-
-    private init(standingInFor live: Context<M>) {
-        self.typedSchema = live.typedSchema
-        self.model = nil
-        self.successor = live
-        super.init(hierarchy: live.hierarchy, schema: live.schema, dependencies: live.dependencies, state: .replaced, isRoot: false)
-    }
-
-    override func currentCells() -> [AnyCell] {
-        guard let model else { return [] }
-        return typedSchema.cells(of: model)
-    }
-
-    override func currentModel() -> Any? { model }
-
-    override func takeModel() -> Any? {
+    final func takeModel() -> (any Model)? {
         defer { model = nil }
         return model
     }
 
-    override func makeReplacedStandIn() -> AnyContext {
-        if let standIn { return standIn }
+    /// A context that stands in for this one's replaced instances (see `adopt`). It keeps this
+    /// context alive for their cells; this context only refers to it weakly.
+    final func makeReplacedStandIn() -> Context {
+        if let standIn = extras?.standIn.object { return standIn }
         let created = Context(standingInFor: self)
-        standIn = created
+        ensuredExtras.standIn = WeakRef(created)
         return created
     }
 
-    override func performActivation(_ handlers: [@Sendable (Any) -> Void]) {
-        let model = lock.withShortLock { self.model }
-        guard let model else { return }
+    /// Calls `onActivate` and the `withActivation` handlers. Called without the lock.
+    final func performActivation(_ handlers: [@Sendable (Any) -> Void]) {
+        guard let model = lock.withShortLock({ self.model }) else { return }
         ActivationScope.current.withValue(ActivationScope(context: self)) {
             model.onActivate()
-        }
-        for handler in handlers {
-            ActivationScope.current.withValue(ActivationScope(context: self)) {
+            for handler in handlers {
                 handler(model)
             }
         }
+    }
+
+    /// The cell of property `index` of the current instance.
+    final func cell(_ index: Int) -> AnyCell? {
+        guard let model, index >= 0, index < schema.count else { return nil }
+        return schema.cell(index, of: model)
+    }
+}
+
+/// Holds a context's Observation registrar (created on the first tracked read).
+final class RegistrarBox: Sendable {
+    let registrar = ObservationRegistrar()
+}
+
+/// A custom model id, boxed: most models use their `ModelID` and leave this out.
+final class IdentityKey: @unchecked Sendable {
+    // Safety: immutable.
+    let value: AnyHashable
+
+    init(_ value: AnyHashable) {
+        self.value = value
     }
 }
 
 /// Marks the context whose `onActivate` is running on this thread, so that work it starts is
 /// known as activation work (the Tester cancels it at the end of a test).
 final class ActivationScope {
-    let context: AnyContext
+    let context: Context
 
-    init(context: AnyContext) {
+    init(context: Context) {
         self.context = context
     }
 

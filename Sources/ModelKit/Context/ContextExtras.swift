@@ -10,6 +10,10 @@ final class ContextExtras {
     var ownedObservers: [PropertyObserver] = []
     /// Listeners of events sent to this context.
     var eventListeners: [EventListener] = []
+    /// The stand-in of this context's replaced instances, while their cells live.
+    var standIn = WeakRef<Context>(nil)
+    /// For a stand-in: the live context it keeps alive.
+    var successor: Context?
 
     /// One running task or registered `onCancel` handler.
     struct WorkEntry {
@@ -57,7 +61,7 @@ final class ContextExtras {
     }
 }
 
-extension AnyContext {
+extension Context {
     /// The extras, created on first use. Caller holds the lock.
     final var ensuredExtras: ContextExtras {
         if let extras { return extras }
@@ -68,9 +72,9 @@ extension AnyContext {
 
     /// Recomputes `observedMask` from the registered property observers. Caller holds the lock.
     final func updateObservedMask() {
-        var mask: UInt64 = 0
+        var mask: UInt32 = 0
         for (index, observers) in extras?.propertyObservers ?? [:] where !observers.isEmpty {
-            mask |= 1 << UInt64(min(index, 63))
+            mask |= 1 << UInt32(min(index, 31))
         }
         observedMask = mask
     }

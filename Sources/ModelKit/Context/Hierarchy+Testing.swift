@@ -6,7 +6,7 @@ package struct RunningWork: Sendable {
     package let location: SourceLocation
     package let fromActivation: Bool
     package let isTask: Bool
-    let context: WeakRef<AnyContext>
+    let context: WeakRef<Context>
     let workID: Int
 }
 
@@ -14,11 +14,11 @@ extension Hierarchy {
     package var testingSupport: TestingSupport? { testing }
 
     /// Every live context: the root's subtree and the models used as dependencies.
-    private func liveContexts() -> [AnyContext] {
+    private func liveContexts() -> [Context] {
         lock.withShortLock {
-            var result: [AnyContext] = []
+            var result: [Context] = []
             var seen: Set<ObjectIdentifier> = []
-            var stack: [AnyContext] = (root.map { [$0] } ?? []) + Array(dependencyModels.values)
+            var stack: [Context] = (root.map { [$0] } ?? []) + Array(dependencyModels.values)
             while let context = stack.popLast() {
                 guard seen.insert(ObjectIdentifier(context)).inserted, context.state.isLive else { continue }
                 result.append(context)

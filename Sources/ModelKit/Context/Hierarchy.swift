@@ -1,5 +1,6 @@
 /// The state shared by all models of one anchored hierarchy: the lock, the work collected while it is
 /// held, the ordered delivery queue of streams, and the hooks of debugging and testing tools.
+@usableFromInline
 package final class Hierarchy: @unchecked Sendable {
     let lock: HierarchyLock
     let testing: TestingSupport?
@@ -10,10 +11,10 @@ package final class Hierarchy: @unchecked Sendable {
     @exclusivity(unchecked) var pendingChanges: [PendingChange] = []
     @exclusivity(unchecked) var pendingActions: [SectionAction] = []
     /// Contexts whose last place was removed during the current section.
-    @exclusivity(unchecked) var orphans: [AnyContext] = []
+    @exclusivity(unchecked) var orphans: [Context] = []
     /// Incremented by every committed write; lets observers detect a write between two steps.
     @exclusivity(unchecked) var version: UInt64 = 0
-    @exclusivity(unchecked) var stampCounter: UInt64 = 0
+    @exclusivity(unchecked) var stampCounter: UInt32 = 0
     /// Stream deliveries in commit order, performed by one draining thread at a time.
     @exclusivity(unchecked) var deliveries: [Delivery] = []
     @exclusivity(unchecked) private var isDraining = false
@@ -22,9 +23,9 @@ package final class Hierarchy: @unchecked Sendable {
     /// Hooks recorded something this section; they are told once it is committed.
     @exclusivity(unchecked) var hooksToNotify = false
     @exclusivity(unchecked) var resolvedDefaults: [ObjectIdentifier: DependencyValues.Entry] = [:]
-    @exclusivity(unchecked) var dependencyModels: [ObjectIdentifier: AnyContext] = [:]
+    @exclusivity(unchecked) var dependencyModels: [ObjectIdentifier: Context] = [:]
     @exclusivity(unchecked) var reportedMissingDependencies: Set<ObjectIdentifier> = []
-    @exclusivity(unchecked) var root: AnyContext?
+    @exclusivity(unchecked) var root: Context?
     @exclusivity(unchecked) var isTornDown = false
 
     init(testing: TestingSupport? = nil, lockRank: HierarchyLock.Rank = .hierarchy) {
@@ -34,7 +35,13 @@ package final class Hierarchy: @unchecked Sendable {
 
     // MARK: Sections
 
+    /// Whether a section has collected work beyond its own writes. Caller holds the lock.
+    var hasPendingWork: Bool {
+        !pendingChanges.isEmpty || !pendingActions.isEmpty || !orphans.isEmpty || !deliveries.isEmpty || hooksToNotify
+    }
+
     /// Takes the lock for a section, or nests in the one this thread already holds.
+    @usableFromInline
     func beginSection() {
         if lock.isHeldByCurrentThread {
             depth += 1
@@ -45,9 +52,14 @@ package final class Hierarchy: @unchecked Sendable {
     }
 
     /// Ends a section; the outermost end commits the collected work, unlocks, then performs it.
+    @usableFromInline
     func endSection() {
         depth -= 1
         guard depth == 0 else { return }
+        if !hasPendingWork {
+            lock.unlockSection()
+            return
+        }
         let work = finishSection()
         lock.unlockSection()
         work.perform(self)
@@ -62,6 +74,8 @@ package final class Hierarchy: @unchecked Sendable {
     /// Collects the section's work. Caller holds the lock, depth 0.
     private func finishSection() -> SectionWork {
         var work = SectionWork()
+        // Models removed in this section are torn down before the ones added activate.
+        var teardowns: [SectionAction] = []
         // Committing may evaluate observers, whose reads (and, if they misbehave, writes) nest in
         // this section; loop until nothing new is pending.
         depth = 1
@@ -73,7 +87,7 @@ package final class Hierarchy: @unchecked Sendable {
                 for context in candidates where context.places.isEmpty && !context.isRoot && context.state.isLive {
                     context.destruct(into: &batch)
                 }
-                if !batch.isEmpty { pendingActions.append(.teardown(batch)) }
+                if !batch.isEmpty { teardowns.append(.teardown(batch)) }
             }
             if !pendingChanges.isEmpty {
                 let changes = pendingChanges
@@ -89,7 +103,7 @@ package final class Hierarchy: @unchecked Sendable {
             hooksToNotify = false
             work.committedHooks = hooks
         }
-        work.actions = pendingActions
+        work.actions = teardowns.isEmpty ? pendingActions : teardowns + pendingActions
         pendingActions = []
         work.drain = !deliveries.isEmpty
         return work
@@ -138,7 +152,7 @@ package final class Hierarchy: @unchecked Sendable {
         reportIssue(issue)
     }
 
-    func nextStamp() -> UInt64 {
+    func nextStamp() -> UInt32 {
         stampCounter &+= 1
         return stampCounter
     }
@@ -221,7 +235,7 @@ extension HierarchyHook {
 /// One committed change of one tracked property.
 package struct ChangeRecord: @unchecked Sendable {
     // Safety: immutable; `context` is only used to match models, the values only to print.
-    let context: AnyContext
+    let context: Context
     package let index: Int
     /// `AppModel.counters[0].counter`: the model's path from its hierarchy's root.
     package let path: String
@@ -239,7 +253,7 @@ package struct ChangeRecord: @unchecked Sendable {
 /// One sent event.
 package struct EventRecord: @unchecked Sendable {
     // Safety: immutable.
-    let sender: AnyContext
+    let sender: Context
     package let event: Any
     package let path: String
 
@@ -248,7 +262,7 @@ package struct EventRecord: @unchecked Sendable {
 
 /// A write waiting for its section to end.
 struct PendingChange {
-    let context: AnyContext
+    let context: Context
     let index: Int
     /// Boxed values, present when the property is observed or a hook listens.
     var old: Any?
@@ -278,7 +292,7 @@ struct PendingChange {
 
 /// Something to do once a section's lock is released.
 enum SectionAction {
-    case activate(AnyContext, [@Sendable (Any) -> Void])
+    case activate(Context, [@Sendable (Any) -> Void])
     case teardown(TeardownBatch)
     case issue(ModelIssue)
     case run(@Sendable () -> Void)
@@ -286,7 +300,7 @@ enum SectionAction {
 
 /// The work a section leaves for after its lock is released.
 struct SectionWork {
-    var notifications: [(AnyContext, Int)] = []
+    var notifications: [(Context, Int)] = []
     var committedHooks: [any HierarchyHook] = []
     var actions: [SectionAction] = []
     var drain = false

@@ -1,11 +1,11 @@
 /// Prints the changes of one model's subtree as they are committed.
 final class ChangePrinter: HierarchyHook, @unchecked Sendable {
     // Safety: `root` is immutable; `pending` is a `Protected`.
-    private let root: WeakRef<AnyContext>
+    private let root: WeakRef<Context>
     private let printer: @Sendable (String) -> Void
     private let pending = Protected<[String]>([])
 
-    init(root: AnyContext, printer: @escaping @Sendable (String) -> Void) {
+    init(root: Context, printer: @escaping @Sendable (String) -> Void) {
         self.root = WeakRef(root)
         self.printer = printer
     }

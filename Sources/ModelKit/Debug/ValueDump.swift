@@ -99,7 +99,7 @@ package enum ValueDump {
     }
 
     private static func renderModel<M: Model>(_ model: M, depth: Int) -> String {
-        let schema = Schema<M>.shared
+        let schema = Schema<M>.shared(model)
         var items: [(String?, String)] = []
         for property in schema.properties {
             items.append((property.name, render(property.cellOf(model).lockedAnyValue(), depth: depth + 1)))

@@ -30,12 +30,19 @@ public struct DependencyValues: Sendable {
         }
     }
 
-    private var storage: [ObjectIdentifier: Entry] = [:]
+    typealias Storage = [ObjectIdentifier: Entry]
+
+    private(set) var storage: Storage = [:]
     private let hierarchy: Hierarchy?
     /// Set on the copy a model reads through, so that defaults resolve for (and report against) it.
-    private var resolvingContext: AnyContext?
+    private var resolvingContext: Context?
 
     init(hierarchy: Hierarchy?) {
+        self.hierarchy = hierarchy
+    }
+
+    init(storage: Storage, hierarchy: Hierarchy) {
+        self.storage = storage
         self.hierarchy = hierarchy
     }
 
@@ -73,7 +80,7 @@ public struct DependencyValues: Sendable {
 
     /// Resolves `key` for a model: its override, else the hierarchy's default; a model value is
     /// anchored into the hierarchy on first use.
-    func resolve<Key: DependencyKey>(_ key: Key.Type, for context: AnyContext) -> Key.Value {
+    func resolve<Key: DependencyKey>(_ key: Key.Type, for context: Context) -> Key.Value {
         let entry = storage[ObjectIdentifier(key)] ?? context.hierarchy.resolveDefault(key, for: context)
         switch entry {
         case .value(let value):
@@ -84,7 +91,7 @@ public struct DependencyValues: Sendable {
     }
 
     /// A copy whose reads resolve for `context`.
-    func resolving(for context: AnyContext) -> DependencyValues {
+    func resolving(for context: Context) -> DependencyValues {
         var copy = self
         copy.resolvingContext = context
         return copy
@@ -98,7 +105,7 @@ extension Hierarchy {
 
     /// The key's default for this hierarchy, resolved once. Under a Tester a key without a test
     /// value is reported once per hierarchy (its live value is used).
-    func resolveDefault<Key: DependencyKey>(_ key: Key.Type, for context: AnyContext) -> DependencyValues.Entry {
+    func resolveDefault<Key: DependencyKey>(_ key: Key.Type, for context: Context) -> DependencyValues.Entry {
         let id = ObjectIdentifier(key)
         if let entry = lock.withShortLock({ resolvedDefaults[id] }) {
             return entry
@@ -124,24 +131,20 @@ extension Hierarchy {
         return resolved
     }
 
-    /// The model used as dependency `Key`, anchored into this hierarchy on first use.
-    func dependencyModel<Key: DependencyKey>(_ key: Key.Type, value: Key.Value, for context: AnyContext) -> Key.Value {
-        let id = ObjectIdentifier(key)
-        if let existing = lock.withShortLock({ dependencyModels[id] }), let model = existing.currentModel() as? Key.Value {
-            return model
-        }
+    /// The model used as dependency `Key`, anchored into this hierarchy (inheriting the
+    /// dependencies of the model that first uses it) on first use.
+    func dependencyModel<Key: DependencyKey>(_ key: Key.Type, value: Key.Value, for context: Context) -> Key.Value {
         guard let model = value as? any Model else { return value }
-        return anchorDependency(model, id: id, for: context) as! Key.Value
+        return anchorDependency(model, for: context) as! Key.Value
     }
 
-    private func anchorDependency<M: Model>(_ model: M, id: ObjectIdentifier, for context: AnyContext) -> M {
-        withSection {
-            if let existing = dependencyModels[id], let live = existing.currentModel() as? M {
-                return live
+    private func anchorDependency<M: Model>(_ model: M, for context: Context) -> M {
+        if model.node.box.context != nil { return model }
+        return withSection {
+            if model.node.box.context == nil {
+                let anchored = makeContext(for: model, place: nil, inherited: context.dependencies, isRoot: true)
+                dependencyModels[ObjectIdentifier(model.node.box)] = anchored
             }
-            guard model.node.box.context == nil else { return model }
-            let anchored = makeContext(for: model, place: nil, inherited: context.dependencies, isRoot: true)
-            dependencyModels[id] = anchored
             return model
         }
     }
@@ -153,8 +156,12 @@ extension ModelNode {
     /// ```swift
     /// let fact = try await node[FactClient.self].fetch(count)
     /// ```
-    public subscript<Key: DependencyKey>(key: Key.Type) -> Key.Value {
-        guard let context = context(for: "[\(typeName(key)).self]", fileID: #fileID, filePath: #filePath, line: #line, column: #column) else {
+    public subscript<Key: DependencyKey>(
+        key: Key.Type,
+        fileID fileID: StaticString = #fileID, filePath filePath: StaticString = #filePath,
+        line line: UInt = #line, column column: UInt = #column
+    ) -> Key.Value {
+        guard let context = context(for: "[\(typeName(key)).self]", fileID: fileID, filePath: filePath, line: line, column: column) else {
             return DependencyValues(hierarchy: nil)[key]
         }
         return context.dependencies.resolve(key, for: context)
@@ -163,7 +170,13 @@ extension ModelNode {
     /// The dependency at `keyPath` of ``DependencyValues``: `node.factClient`, `node.uuid()`.
     public subscript<Value>(dynamicMember keyPath: KeyPath<DependencyValues, Value>) -> Value {
         guard let context = anchoredContext else {
-            _ = context(for: "\(keyPath)", fileID: #fileID, filePath: #filePath, line: #line, column: #column)
+            // A dynamic member cannot capture its call site; the report names the dependency's type.
+            reportIssue(ModelIssue(
+                "\(typeName(M.self)).node was used to read a \(typeName(Value.self)) dependency on a \(typeName(M.self)) that is not anchored; its default value was returned.",
+                fixes: [
+                    "Anchor the root model first (`withAnchor()`, or `andTester()` in tests), and read dependencies from the model's methods or `onActivate`.",
+                ]
+            ))
             return DependencyValues(hierarchy: nil)[keyPath: keyPath]
         }
         return context.dependencies.resolving(for: context)[keyPath: keyPath]

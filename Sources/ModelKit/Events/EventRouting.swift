@@ -18,7 +18,7 @@ final class EventListener: Sendable {
     var finish: @Sendable () -> Void { onFinish }
 }
 
-extension AnyContext {
+extension Context {
     /// Sends `event` to the models in `relation`. Returns false when the sender is not live.
     final func send(_ event: any Sendable, to relation: ModelRelation) -> Bool {
         hierarchy.withSection {
@@ -38,10 +38,10 @@ extension AnyContext {
     }
 
     /// The contexts `relation` names, each once, in a stable order. Caller holds the lock.
-    final func targets(of relation: ModelRelation) -> [AnyContext] {
-        var result: [AnyContext] = []
+    final func targets(of relation: ModelRelation) -> [Context] {
+        var result: [Context] = []
         var seen: Set<ObjectIdentifier> = []
-        func add(_ context: AnyContext) {
+        func add(_ context: Context) {
             if seen.insert(ObjectIdentifier(context)).inserted { result.append(context) }
         }
         if relation.contains(.self) { add(self) }
@@ -50,7 +50,7 @@ extension AnyContext {
             var visited: Set<ObjectIdentifier> = []
             var depth = 0
             while !queue.isEmpty {
-                var next: [AnyContext] = []
+                var next: [Context] = []
                 for context in queue where visited.insert(ObjectIdentifier(context)).inserted {
                     if depth == 0 || relation.contains(.ancestors) { add(context) }
                     if relation.contains(.ancestors) { next.append(contentsOf: context.places.compactMap(\.parent)) }
@@ -64,7 +64,7 @@ extension AnyContext {
             var visited: Set<ObjectIdentifier> = []
             var depth = 0
             while !queue.isEmpty {
-                var next: [AnyContext] = []
+                var next: [Context] = []
                 for context in queue where visited.insert(ObjectIdentifier(context)).inserted {
                     if depth == 0 || relation.contains(.descendants) { add(context) }
                     if relation.contains(.descendants) { next.append(contentsOf: context.children) }

@@ -50,6 +50,7 @@ extension Protected where State: Sendable {
 /// Lock order: every lock has a ``Rank``; a thread may only take a lock of a higher rank than every
 /// lock it holds (a hierarchy, then the unbound lock, then the frozen copies' lock). Debug builds
 /// check this on every acquisition and stop with a message naming both locks.
+@usableFromInline
 package final class HierarchyLock: Sendable {
     /// The place of a lock in the lock order.
     package enum Rank: Int, Sendable, CustomStringConvertible {
@@ -66,7 +67,7 @@ package final class HierarchyLock: Sendable {
         }
     }
 
-    private let mutex = Mutex<Void>(())
+    @usableFromInline let mutex = Mutex<Void>(())
     /// The thread holding a section, or 0. Only the holding thread ever stores its own id here,
     /// so a thread that reads its own id knows it holds the lock.
     private let holder = Atomic<UInt>(0)
@@ -121,6 +122,27 @@ package final class HierarchyLock: Sendable {
     package func unlockSection() {
         holder.store(0, ordering: .relaxed)
         unlock()
+    }
+
+    /// Takes the lock for a tracked read if it is free (the read path's fast case). Reads take no
+    /// other lock while holding it, so the lock order needs no bookkeeping here.
+    @inlinable @inline(__always)
+    package func tryLockForRead() -> Bool {
+        mutex._unsafeTryLock()
+    }
+
+    @inlinable @inline(__always)
+    package func unlockAfterRead() {
+        mutex._unsafeUnlock()
+    }
+
+    /// The read path's slow case: returns false when this thread already holds the lock for a
+    /// section (read under that hold), else waits for the lock and returns true.
+    @usableFromInline
+    package func lockForReadSlow() -> Bool {
+        if isHeldByCurrentThread { return false }
+        mutex._unsafeLock()
+        return true
     }
 
     /// Runs `body` holding the lock for a short section (no user code inside).

@@ -2,7 +2,7 @@
 struct WeakRef<Object: AnyObject> {
     weak var object: Object?
 
-    init(_ object: Object) {
+    init(_ object: Object?) {
         self.object = object
     }
 }

@@ -10,30 +10,34 @@ let unboundLock = HierarchyLock(rank: .unbound)
 /// model's context, after which the context's hierarchy lock guards it. A cell is bound once; it is
 /// only rebound to a retired context when its model instance is replaced by a newer instance with the
 /// same id.
+@usableFromInline
 class AnyCell: @unchecked Sendable {
     /// The bound context (`Unmanaged` bits), 0 while unbound. Stored with release ordering after
     /// ``index`` and ``retainedContext``; loaded with acquire ordering before either is used.
-    final let bindingBits = Atomic<UInt>(0)
+    @usableFromInline final let bindingBits = Atomic<UInt>(0)
 
     // Safety: written once before the first release-store of `bindingBits` (under `unboundLock`),
     // read after an acquiring load of it. Rebinding never changes it.
-    @exclusivity(unchecked) final var index: Int = -1
+    @usableFromInline @exclusivity(unchecked) final var index: Int = -1
 
     // Safety: written under `unboundLock` (first binding) or the hierarchy lock (rebinding); never
     // read on the access path. It keeps the context named by `bindingBits` alive.
-    @exclusivity(unchecked) final var retainedContext: AnyContext?
+    @exclusivity(unchecked) final var retainedContext: Context?
+
+    @usableFromInline
+    init() {}
 
     /// The context this cell is bound to, if any.
-    final var boundContext: AnyContext? {
+    final var boundContext: Context? {
         let bits = bindingBits.load(ordering: .acquiring)
         guard bits != 0 else { return nil }
-        return Unmanaged<AnyContext>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
+        return Unmanaged<Context>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
             .takeUnretainedValue()
     }
 
     /// Binds (or rebinds) the cell. The caller holds `unboundLock` for a first binding, the
     /// hierarchy lock for a rebinding.
-    final func bind(to context: AnyContext, index: Int) {
+    final func bind(to context: Context, index: Int) {
         if self.index != index { self.index = index }
         retainedContext = context
         bindingBits.store(UInt(bitPattern: Unmanaged.passUnretained(context).toOpaque()), ordering: .releasing)
@@ -58,51 +62,62 @@ class AnyCell: @unchecked Sendable {
     func frozenCopy() -> AnyCell { fatalError("abstract") }
 }
 
+/// The storage of one tracked property of type `Value`.
+///
+/// The access paths (`read`, `write`, compound updates) are inlinable so that they are specialized
+/// for `Value` at the call site; everything that does not depend on `Value` is a call into a
+/// non-generic context method.
+@usableFromInline
 class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
     // Safety: guarded by the lock of the bound context's hierarchy, or `unboundLock` while unbound.
-    @exclusivity(unchecked) final var value: Value
+    @usableFromInline @exclusivity(unchecked) final var value: Value
 
-    /// The initial value, kept for values that are not plain data (see ``retire()``).
-    final let genesis: Value?
+    /// The initial value, put back by ``retire()`` for values that are not plain data.
+    final let genesis: Value
 
+    @usableFromInline
     init(_ value: Value) {
         self.value = value
-        self.genesis = isPlainData(Value.self) ? nil : value
+        self.genesis = value
     }
 
     /// Whether two values are equal; a plain cell never knows.
+    @usableFromInline
     func isEqual(_ lhs: Value, _ rhs: Value) -> Bool { false }
 
     /// A new cell of the same kind.
     func makeCell(_ value: Value) -> Cell<Value> { Cell(value) }
 
+    @inlinable @inline(__always)
+    static func context(_ bits: UInt) -> Unmanaged<Context> {
+        Unmanaged<Context>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
+    }
+
     // MARK: Reading
 
-    @inline(__always)
+    @inlinable @inline(__always)
     final func read() -> Value {
         let bits = bindingBits.load(ordering: .acquiring)
         guard bits != 0 else { return readUnbound() }
-        return Unmanaged<AnyContext>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
-            ._withUnsafeGuaranteedRef { context in
-                let lock = context.lock
-                let result: Value
-                if lock.tryLock() {
-                    result = value
-                    lock.unlock()
-                } else if lock.isHeldByCurrentThread {
-                    result = value
-                } else {
-                    lock.lock()
-                    result = value
-                    lock.unlock()
-                }
-                context.didRead(index)
-                return result
+        return Self.context(bits)._withUnsafeGuaranteedRef { context in
+            let lock = context.lock
+            let result: Value
+            if lock.tryLockForRead() {
+                result = value
+                lock.unlockAfterRead()
+            } else if lock.lockForReadSlow() {
+                result = value
+                lock.unlockAfterRead()
+            } else {
+                result = value
             }
+            context.didRead(index)
+            return result
+        }
     }
 
-    @inline(never)
-    private final func readUnbound() -> Value {
+    @usableFromInline @inline(never)
+    final func readUnbound() -> Value {
         if unboundLock.isHeldByCurrentThread {
             return value
         }
@@ -121,48 +136,36 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
 
     // MARK: Writing
 
+    @inlinable
     final func write(_ newValue: Value) {
         let bits = bindingBits.load(ordering: .acquiring)
         guard bits != 0 else { return writeUnbound(newValue) }
-        let context = Unmanaged<AnyContext>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
-            .takeUnretainedValue()
-        let lock = context.lock
-        if lock.isHeldByCurrentThread || context.schema.isChildSlot(index) {
-            context.hierarchy.withSection { sectionWrite(context, bits: bits, newValue) }
-            return
-        }
-        let hierarchy = context.hierarchy
-        lock.lockForSection()
-        hierarchy.depth = 1
-        guard bindingBits.load(ordering: .relaxed) == bits, context.state.acceptsWrites else {
-            let rebound = bindingBits.load(ordering: .relaxed) != bits
-            let issue = rebound ? nil : context.rejectedWrite(index)
-            hierarchy.depth = 0
-            lock.unlockSection()
-            if rebound { return write(newValue) }
-            issue.map(hierarchy.report)
-            return
+        let context = Self.context(bits).takeUnretainedValue()
+        guard context.beginFastWrite(cell: self, bits: bits) else {
+            return slowWrite(context, bits: bits, newValue)
         }
         if isEqual(value, newValue) {
-            hierarchy.depth = 0
-            lock.unlockSection()
+            context.endFastWrite(changedIndex: nil)
             return
         }
         let old = value
         value = newValue
-        if context.observedMask != 0 || hierarchy.hasHooks || hierarchy.depth != 1 {
+        if context.needsChangeRecord {
             context.recordChangeInSection(index, old: old, new: newValue)
-            hierarchy.endSection()
+            context.hierarchy.endSection()
         } else {
-            hierarchy.version &+= 1
-            hierarchy.depth = 0
-            lock.unlockSection()
-            context.notifyObservation(index)
+            context.endFastWrite(changedIndex: index)
         }
     }
 
+    /// Writes through a section: re-entrant writes, child slots, refused writes.
+    @usableFromInline @inline(never)
+    final func slowWrite(_ context: Context, bits: UInt, _ newValue: Value) {
+        context.hierarchy.withSection { sectionWrite(context, bits: bits, newValue) }
+    }
+
     /// A write while this thread holds the hierarchy for a section.
-    private final func sectionWrite(_ context: AnyContext, bits: UInt, _ newValue: Value) {
+    private final func sectionWrite(_ context: Context, bits: UInt, _ newValue: Value) {
         guard bindingBits.load(ordering: .relaxed) == bits else {
             // Rebound meanwhile (the instance was replaced); the new binding shares this lock.
             return write(newValue)
@@ -177,8 +180,8 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
         context.recordChangeInSection(index, old: old, new: newValue)
     }
 
-    @inline(never)
-    private final func writeUnbound(_ newValue: Value) {
+    @usableFromInline @inline(never)
+    final func writeUnbound(_ newValue: Value) {
         if unboundLock.isHeldByCurrentThread {
             value = newValue
             return
@@ -197,45 +200,67 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
 
     // MARK: Compound updates
 
+    @usableFromInline
     struct ModifyToken {
-        let context: AnyContext?
-        let bits: UInt
-        let old: Value?
-        let nested: Bool
+        @usableFromInline let context: Context?
+        @usableFromInline let bits: UInt
+        @usableFromInline let old: Value?
+        @usableFromInline let nested: Bool
+
+        @inlinable
+        init(context: Context?, bits: UInt, old: Value?, nested: Bool) {
+            self.context = context
+            self.bits = bits
+            self.old = old
+            self.nested = nested
+        }
     }
 
+    @inlinable
     final func beginModify() -> ModifyToken {
         let bits = bindingBits.load(ordering: .acquiring)
-        guard bits != 0 else {
-            if unboundLock.isHeldByCurrentThread {
-                return ModifyToken(context: nil, bits: 0, old: nil, nested: true)
-            }
-            unboundLock.lockForSection()
-            guard bindingBits.load(ordering: .acquiring) == 0 else {
-                unboundLock.unlockSection()
-                return beginModify()
-            }
-            return ModifyToken(context: nil, bits: 0, old: nil, nested: false)
-        }
-        let context = Unmanaged<AnyContext>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
-            .takeUnretainedValue()
+        guard bits != 0 else { return beginUnboundModify() }
+        let context = Self.context(bits).takeUnretainedValue()
         context.hierarchy.beginSection()
         return ModifyToken(context: context, bits: bits, old: value, nested: false)
     }
 
+    @usableFromInline @inline(never)
+    final func beginUnboundModify() -> ModifyToken {
+        if unboundLock.isHeldByCurrentThread {
+            return ModifyToken(context: nil, bits: 0, old: nil, nested: true)
+        }
+        unboundLock.lockForSection()
+        guard bindingBits.load(ordering: .acquiring) == 0 else {
+            unboundLock.unlockSection()
+            return beginModify()
+        }
+        return ModifyToken(context: nil, bits: 0, old: nil, nested: false)
+    }
+
+    @inlinable
     final func endModify(_ token: ModifyToken) {
         guard let context = token.context, let old = token.old else {
-            if !token.nested { unboundLock.unlockSection() }
-            return
+            return endUnboundModify(token)
         }
-        if bindingBits.load(ordering: .relaxed) != token.bits || !context.state.acceptsWrites {
+        if bindingBits.load(ordering: .relaxed) != token.bits || !context.acceptsWrites {
             // The mutation already happened in place; undo it and report.
             value = old
-            (boundContext ?? context).rejectedWrite(index).map { context.hierarchy.deferIssue($0) }
-        } else if !isEqual(old, value) {
+            context.rejectModify(cell: self)
+            context.hierarchy.endSection()
+        } else if isEqual(old, value) {
+            context.hierarchy.endSection()
+        } else if context.canEndFastModify(index) {
+            context.endFastWrite(changedIndex: index)
+        } else {
             context.recordChangeInSection(index, old: old, new: value)
+            context.hierarchy.endSection()
         }
-        context.hierarchy.endSection()
+    }
+
+    @usableFromInline @inline(never)
+    final func endUnboundModify(_ token: ModifyToken) {
+        if !token.nested { unboundLock.unlockSection() }
     }
 
     // MARK: AnyCell
@@ -245,7 +270,7 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
     override final var valueType: Any.Type { Value.self }
 
     override final func retire() {
-        if let genesis { value = genesis }
+        if !isPlainData(Value.self) { value = genesis }
     }
 
     override final func differs(from other: AnyCell) -> Bool {
@@ -264,7 +289,14 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
     }
 }
 
+@usableFromInline
 final class EquatableCell<Value: Sendable & Equatable>: Cell<Value>, @unchecked Sendable {
+    @usableFromInline
+    override init(_ value: Value) {
+        super.init(value)
+    }
+
+    @usableFromInline
     override func isEqual(_ lhs: Value, _ rhs: Value) -> Bool { lhs == rhs }
 
     override func makeCell(_ value: Value) -> Cell<Value> { EquatableCell(value) }

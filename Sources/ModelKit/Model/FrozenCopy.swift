@@ -23,8 +23,8 @@ extension Model {
 
     /// Builds the frozen copy. For an anchored model the caller holds its hierarchy for a section.
     private func makeFrozenCopy() -> Self {
-        let schema = Schema<Self>.shared
-        let context = Context<Self>(
+        let schema = Schema<Self>.shared(self)
+        let context = Context(
             hierarchy: frozenHierarchy, schema: schema, dependencies: DependencyValues(hierarchy: nil),
             state: .frozen, isRoot: false, model: nil
         )

@@ -42,7 +42,7 @@ public struct ModelRegistrar<M: Model> {
         _ name: String, _ keyPath: WritableKeyPath<M, Tracked<Value>>
     ) {
         properties.append(PropertyDescriptor(name: name, keyPath: keyPath) { cell, visitor in
-            unsafeDowncast(cell, to: Cell<Value>.self).peek.visit(&visitor)
+            visitor.visit(unsafeDowncast(cell, to: Cell<Value>.self).peek)
         })
     }
 }
@@ -55,6 +55,8 @@ struct PropertyDescriptor<M: Model>: @unchecked Sendable {
     let replaceCell: (inout M, AnyCell) -> Void
     /// Visits the models in the cell's current value (child slots only). The caller holds the lock.
     let visitChildren: ((AnyCell, inout ContainerVisitor) -> Void)?
+    /// Whether the property's values are plain data (kept when the model is destructed).
+    let holdsPlainData: Bool
 
     init<Value: Sendable>(
         name: String,
@@ -67,5 +69,6 @@ struct PropertyDescriptor<M: Model>: @unchecked Sendable {
             model[keyPath: keyPath] = Tracked(cell: unsafeDowncast(cell, to: Cell<Value>.self))
         }
         self.visitChildren = visitChildren
+        self.holdsPlainData = isPlainData(Value.self)
     }
 }

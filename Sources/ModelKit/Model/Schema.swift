@@ -1,7 +1,14 @@
+import Observation
 import Synchronization
 
-/// What ModelKit knows about a model type: its registered properties, built once per type.
-class AnySchema: @unchecked Sendable {
+/// What ModelKit knows about a model type: its registered properties, built once per type from the
+/// first instance it meets.
+///
+/// It is also the subject ModelKit reports to Swift's Observation framework: each context owns an
+/// `ObservationRegistrar`, and a tracked property is identified by the key path
+/// `\AnySchema.[property: index]`. The pair (registrar, key path) is unique per model instance and
+/// property, so `withObservationTracking` sees exactly the properties read, per model.
+class AnySchema: Observable, @unchecked Sendable {
     // Safety: immutable after init, except `registrationChecked` (atomic).
     let modelType: Any.Type
     let typeName: String
@@ -9,9 +16,21 @@ class AnySchema: @unchecked Sendable {
     let childSlotIndices: [Int]
     private let childSlotMask: UInt64
     private let childSlotFlags: [Bool]
+    /// Whether some property holds values that are not plain data (reset when a model is destructed).
+    let retiresValues: Bool
+    /// Whether the model's id is its `ModelID` (unique per instance: no two instances share it).
+    let usesInstanceIdentity: Bool
+    /// Where each property's storage reference sits inside a model value, found once; nil when it
+    /// could not be found unambiguously (then key paths are used).
+    let cellOffsets: [Int]?
     let registrationChecked = Atomic<Bool>(false)
+    /// `\AnySchema.[property: i]` for each property, built once.
+    private let observationKeyPaths: [KeyPath<AnySchema, Int>]
 
-    init(modelType: Any.Type, names: [String], childSlots: [Bool]) {
+    init(
+        modelType: Any.Type, names: [String], childSlots: [Bool], retiresValues: Bool,
+        usesInstanceIdentity: Bool, cellOffsets: [Int]?
+    ) {
         self.modelType = modelType
         self.typeName = ModelKit.typeName(modelType)
         self.names = names
@@ -20,46 +39,87 @@ class AnySchema: @unchecked Sendable {
         var mask: UInt64 = 0
         for index in childSlotIndices where index < 64 { mask |= 1 << UInt64(index) }
         self.childSlotMask = mask
+        self.retiresValues = retiresValues
+        self.usesInstanceIdentity = usesInstanceIdentity
+        self.cellOffsets = cellOffsets
+        self.observationKeyPaths = names.indices.map { \AnySchema.[property: $0] }
     }
 
     var count: Int { names.count }
 
     @inline(__always)
-    func isChildSlot(_ index: Int) -> Bool {
+    final func isChildSlot(_ index: Int) -> Bool {
         index < 64 ? childSlotMask & (1 << UInt64(index)) != 0 : childSlotFlags[index]
     }
 
-    func name(_ index: Int) -> String {
+    final func name(_ index: Int) -> String {
         names.indices.contains(index) ? names[index] : "#\(index)"
     }
 
+    /// Identifies property `index` to Observation; never called for its value.
+    subscript(property index: Int) -> Int { index }
+
+    @inline(__always)
+    final func observationKeyPath(_ index: Int) -> KeyPath<AnySchema, Int> {
+        observationKeyPaths[index]
+    }
+
+    /// The cells of `model` (an instance of this schema's type), in registration order.
+    final func cells(of model: any Model) -> [AnyCell] {
+        if let cellOffsets { return readCells(of: model, at: cellOffsets) }
+        return cellsByKeyPath(of: model)
+    }
+
+    /// The cell of property `index` of `model`.
+    final func cell(_ index: Int, of model: any Model) -> AnyCell {
+        if let cellOffsets { return readCells(of: model, at: [cellOffsets[index]])[0] }
+        return cellsByKeyPath(of: model)[index]
+    }
+
+    func cellsByKeyPath(of model: any Model) -> [AnyCell] { [] }
+
     /// Visits the models held by a child slot's cell. The caller holds the lock.
     func visitChildren(_ index: Int, cell: AnyCell, _ visitor: inout ContainerVisitor) {}
+}
+
+/// Reads the storage references at `offsets` inside `model`.
+private func readCells<M: Model>(of model: M, at offsets: [Int]) -> [AnyCell] {
+    withUnsafePointer(to: model) { pointer in
+        let raw = UnsafeRawPointer(pointer)
+        return offsets.map { offset in
+            Unmanaged<AnyCell>.fromOpaque(raw.loadUnaligned(fromByteOffset: offset, as: UnsafeRawPointer.self))
+                .takeUnretainedValue()
+        }
+    }
 }
 
 final class Schema<M: Model>: AnySchema, @unchecked Sendable {
     // Safety: immutable after init.
     let properties: [PropertyDescriptor<M>]
 
-    private init() {
+    private init(instance: M) {
         var registrar = ModelRegistrar<M>()
         M.register(&registrar)
-        properties = registrar.properties
+        let properties = registrar.properties
+        self.properties = properties
         super.init(
             modelType: M.self,
-            names: registrar.properties.map(\.name),
-            childSlots: registrar.properties.map { $0.visitChildren != nil }
+            names: properties.map(\.name),
+            childSlots: properties.map { $0.visitChildren != nil },
+            retiresValues: properties.contains { !$0.holdsPlainData },
+            usesInstanceIdentity: M.ID.self == ModelID.self,
+            cellOffsets: Self.findCellOffsets(in: instance, properties: properties)
         )
     }
 
-    /// The schema of `M`, built on first use.
-    static var shared: Schema<M> {
+    /// The schema of `M`, built on first use from `instance`.
+    static func shared(_ instance: M) -> Schema<M> {
         let key = ObjectIdentifier(M.self)
         if let schema = schemaCache.withLock({ $0[key] }) {
             return unsafeDowncast(schema, to: Schema<M>.self)
         }
         // Built outside the lock: `register` is user code.
-        let schema = Schema<M>()
+        let schema = Schema<M>(instance: instance)
         return schemaCache.withLock { cache in
             if let existing = cache[key] { return unsafeDowncast(existing, to: Schema<M>.self) }
             cache[key] = schema
@@ -71,8 +131,41 @@ final class Schema<M: Model>: AnySchema, @unchecked Sendable {
         properties[index].visitChildren?(cell, &visitor)
     }
 
+    override func cellsByKeyPath(of model: any Model) -> [AnyCell] {
+        guard let model = model as? M else { return [] }
+        return properties.map { $0.cellOf(model) }
+    }
+
+    /// The cells of `model`, in registration order.
     func cells(of model: M) -> [AnyCell] {
-        properties.map { $0.cellOf(model) }
+        if let cellOffsets { return readCells(of: model, at: cellOffsets) }
+        return properties.map { $0.cellOf(model) }
+    }
+
+    /// Finds where each property's storage reference sits in `instance`: the one word equal to the
+    /// reference the key path yields. Any doubt (not found, found twice) falls back to key paths.
+    private static func findCellOffsets(in instance: M, properties: [PropertyDescriptor<M>]) -> [Int]? {
+        let size = MemoryLayout<M>.size
+        let step = MemoryLayout<UnsafeRawPointer>.alignment
+        let targets = properties.map { UnsafeRawPointer(Unmanaged.passUnretained($0.cellOf(instance)).toOpaque()) }
+        guard Set(targets).count == targets.count else { return nil }
+        return withUnsafePointer(to: instance) { pointer -> [Int]? in
+            let raw = UnsafeRawPointer(pointer)
+            var offsets: [Int] = []
+            for target in targets {
+                var matches: [Int] = []
+                var offset = 0
+                while offset + MemoryLayout<UnsafeRawPointer>.size <= size {
+                    if raw.loadUnaligned(fromByteOffset: offset, as: UnsafeRawPointer.self) == target {
+                        matches.append(offset)
+                    }
+                    offset += step
+                }
+                guard matches.count == 1 else { return nil }
+                offsets.append(matches[0])
+            }
+            return offsets
+        }
     }
 }
 

@@ -28,14 +28,16 @@
 ///   locked; it may read the model on the same thread, but must not wait for another thread that does.
 @propertyWrapper
 public struct Tracked<Value: Sendable>: Sendable {
-    let cell: Cell<Value>
+    @usableFromInline let cell: Cell<Value>
 
     /// Tracks a value.
+    @inlinable
     public init(wrappedValue: Value) {
         cell = Cell(wrappedValue)
     }
 
     /// Tracks an `Equatable` value: writing an equal value is a no-op.
+    @inlinable
     public init(wrappedValue: Value) where Value: Equatable {
         cell = EquatableCell(wrappedValue)
     }
@@ -44,6 +46,7 @@ public struct Tracked<Value: Sendable>: Sendable {
         self.cell = cell
     }
 
+    @inlinable
     public var wrappedValue: Value {
         get { cell.read() }
         nonmutating set { cell.write(newValue) }

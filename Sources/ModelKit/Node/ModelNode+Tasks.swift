@@ -113,7 +113,7 @@ private func forEachCancellingPrevious<S: AsyncSequence & Sendable>(
     }
 }
 
-extension AnyContext {
+extension Context {
     /// Registers and starts a task. The task removes its entry when it ends.
     final func startTask(location: SourceLocation, _ operation: @escaping @Sendable () async -> Void) -> Cancellable {
         guard let workID = registerWork(isTask: true, onCancel: nil, location: location) else {

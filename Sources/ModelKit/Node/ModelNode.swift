@@ -33,24 +33,42 @@
 ///   runtime warning (a test failure under a Tester) and does nothing.
 @dynamicMemberLookup
 public struct ModelNode<M: Model>: Sendable {
-    let box: NodeBox
-    var anchor: Anchor?
+    /// One word: the instance's box, or (in the copies `withAnchor` returns) the anchor that keeps
+    /// the hierarchy alive, which refers to the box.
+    private var reference: Reference
+
+    private enum Reference: Sendable {
+        case plain(NodeBox)
+        case anchoring(Anchor)
+    }
 
     /// Creates the node of a new model instance.
     public init() {
-        box = NodeBox()
+        reference = .plain(NodeBox())
     }
 
     init(box: NodeBox) {
-        self.box = box
+        reference = .plain(box)
+    }
+
+    var box: NodeBox {
+        switch reference {
+        case .plain(let box): box
+        case .anchoring(let anchor): anchor.box
+        }
+    }
+
+    /// Makes this copy one that keeps the hierarchy alive.
+    mutating func hold(_ anchor: Anchor) {
+        reference = .anchoring(anchor)
     }
 
     /// The model's context, or a report naming `api` when the model is not anchored.
     func context(
         for api: String, fileID: StaticString, filePath: StaticString, line: UInt, column: UInt
-    ) -> Context<M>? {
+    ) -> Context? {
         if let context = box.context {
-            return unsafeDowncast(context, to: Context<M>.self)
+            return context
         }
         let name = typeName(M.self)
         reportIssue(ModelIssue(
@@ -65,7 +83,7 @@ public struct ModelNode<M: Model>: Sendable {
     }
 
     /// The model's context when anchored, without reporting.
-    var anchoredContext: Context<M>? {
-        box.context.map { unsafeDowncast($0, to: Context<M>.self) }
+    var anchoredContext: Context? {
+        box.context
     }
 }

@@ -8,42 +8,58 @@ final class NodeBox: @unchecked Sendable {
     /// The bound context (`Unmanaged` bits), 0 before anchoring.
     private let contextBits = Atomic<UInt>(0)
 
-    // Safety: written under `unboundLock`; only `contextBits` is read concurrently.
-    @exclusivity(unchecked) private var retainedContext: AnyContext?
+    /// Before anchoring: the modifiers set so far; after: the context, kept alive for `contextBits`.
+    private enum Storage {
+        case unmodified
+        case modified(ModifierList)
+        case bound(Context)
+    }
 
-    // Safety: guarded by `unboundLock`; taken (emptied) when the model is anchored.
-    @exclusivity(unchecked) private var modifiers = Modifiers()
+    // Safety: guarded by `unboundLock`; only `contextBits` is read concurrently.
+    @exclusivity(unchecked) private var storage = Storage.unmodified
 
     init(id: ModelID = .next()) {
         self.id = id
     }
 
-    var context: AnyContext? {
+    var context: Context? {
         let bits = contextBits.load(ordering: .acquiring)
         guard bits != 0 else { return nil }
-        return Unmanaged<AnyContext>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
+        return Unmanaged<Context>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
             .takeUnretainedValue()
     }
 
     /// Binds the box to its context. The caller holds `unboundLock`.
-    func bind(_ context: AnyContext) {
-        retainedContext = context
+    func bind(_ context: Context) {
+        storage = .bound(context)
         contextBits.store(UInt(bitPattern: Unmanaged.passUnretained(context).toOpaque()), ordering: .releasing)
     }
 
     /// Adds a modifier before anchoring; false if the model is already anchored.
     func addModifier(_ body: (inout Modifiers) -> Void) -> Bool {
         unboundLock.withShortLock {
-            guard contextBits.load(ordering: .relaxed) == 0 else { return false }
-            body(&modifiers)
+            let list: ModifierList
+            switch storage {
+            case .bound: return false
+            case .unmodified: list = ModifierList()
+            case .modified(let existing): list = existing
+            }
+            body(&list.modifiers)
+            storage = .modified(list)
             return true
         }
     }
 
     /// The modifiers, emptied. The caller holds `unboundLock`.
     func takeModifiers() -> Modifiers {
-        defer { modifiers = Modifiers() }
-        return modifiers
+        guard case .modified(let list) = storage else { return Modifiers() }
+        storage = .unmodified
+        return list.modifiers
+    }
+
+    /// The modifiers of an initial model, allocated only when it has some.
+    final class ModifierList {
+        var modifiers = Modifiers()
     }
 
     /// What `withDependencies`, `withActivation` and `_withPrintChanges` ask of an initial model.

@@ -8,14 +8,16 @@
 /// An observer registered on the properties its expression read.
 class PropertyObserver: @unchecked Sendable {
     struct Registration {
-        let context: WeakRef<AnyContext>
+        let context: WeakRef<Context>
         let index: Int
     }
 
-    // Safety: `registrations` and `isCancelled` are guarded by the lock of `hierarchy`.
+    // Safety: `registrations`, `isCancelled` and `owner` are guarded by the lock of `hierarchy`.
     let hierarchy: Hierarchy
     @exclusivity(unchecked) var registrations: [Registration] = []
     @exclusivity(unchecked) var isCancelled = false
+    /// The context that owns the observer (it is in that context's `ownedObservers`).
+    @exclusivity(unchecked) var owner = WeakRef<Context>(nil)
 
     init(hierarchy: Hierarchy) {
         self.hierarchy = hierarchy
@@ -66,7 +68,7 @@ class PropertyObserver: @unchecked Sendable {
         registrations = []
     }
 
-    private final func remove(from context: AnyContext, index: Int) {
+    private final func remove(from context: Context, index: Int) {
         guard let extras = context.extras else { return }
         extras.propertyObservers[index]?.removeAll { $0 === self }
         if extras.propertyObservers[index]?.isEmpty == true {
@@ -75,9 +77,13 @@ class PropertyObserver: @unchecked Sendable {
         context.updateObservedMask()
     }
 
-    /// Stops observing: unregisters and ends the stream.
+    /// Stops observing: unregisters, leaves its owner, and ends the stream.
     final func cancel() {
-        hierarchy.lock.withShortLock { unregisterAll(except: nil) }
+        hierarchy.lock.withShortLock {
+            unregisterAll(except: nil)
+            owner.object?.extras?.ownedObservers.removeAll { $0 === self }
+            owner = WeakRef(nil)
+        }
         finish()
     }
 }
@@ -105,12 +111,15 @@ final class ExpressionObserver<Value: Sendable>: PropertyObserver, @unchecked Se
         super.init(hierarchy: hierarchy)
     }
 
-    /// First evaluation: registers and returns the current value. Caller holds the lock.
-    func start() -> Value {
+    /// First evaluation: registers and, if `deliverInitial`, queues the current value ahead of
+    /// any later commit. Caller holds the lock.
+    func start(deliverInitial: Bool) {
         let (value, reads) = AccessRecording.recording(expression)
         register(on: reads)
         last = value
-        return value
+        if deliverInitial {
+            hierarchy.deliveries.append(.property(self, Change(old: nil, new: value)))
+        }
     }
 
     override func reevaluate() -> Any? {
@@ -138,13 +147,21 @@ final class ExpressionObserver<Value: Sendable>: PropertyObserver, @unchecked Se
     }
 }
 
-extension AnyContext {
-    /// Starts an observer owned by this context and returns the expression's current value.
-    final func startObserver<Value: Sendable>(_ observer: ExpressionObserver<Value>) -> Value? {
+extension Context {
+    /// The model's current instance (a newer instance may have continued it), or `fallback`.
+    /// Caller holds the lock.
+    final func current<M: Model>(_ fallback: M) -> M {
+        model as? M ?? fallback
+    }
+
+    /// Starts an observer owned by this context; false if the model is not live.
+    final func startObserver<Value: Sendable>(_ observer: ExpressionObserver<Value>, deliverInitial: Bool) -> Bool {
         hierarchy.withSection {
-            guard state.isLive else { return nil }
+            guard state.isLive else { return false }
             ensuredExtras.ownedObservers.append(observer)
-            return observer.start()
+            observer.owner = WeakRef(self)
+            observer.start(deliverInitial: deliverInitial)
+            return true
         }
     }
 
@@ -163,11 +180,9 @@ extension AnyContext {
             onFinish: { continuation.finish() }
         )
         continuation.onTermination = { [weak observer] _ in observer?.cancel() }
-        guard let value = startObserver(observer) else {
+        if !startObserver(observer, deliverInitial: initial) {
             continuation.finish()
-            return stream
         }
-        if initial { continuation.yield(value) }
         return stream
     }
 }
@@ -192,7 +207,9 @@ extension Model {
         guard let context = node.context(for: "change(of:)", fileID: fileID, filePath: filePath, line: line, column: column) else {
             return AsyncStream { $0.finish() }
         }
-        return context.observationStream(initial: initial, isDuplicate: nil) { self[keyPath: keyPath] }
+        return context.observationStream(initial: initial, isDuplicate: nil) {
+            context.current(self)[keyPath: keyPath]
+        }
     }
 
     /// The distinct values of `keyPath`. See ``change(of:initial:fileID:filePath:line:column:)``.
@@ -204,7 +221,9 @@ extension Model {
         guard let context = node.context(for: "change(of:)", fileID: fileID, filePath: filePath, line: line, column: column) else {
             return AsyncStream { $0.finish() }
         }
-        return context.observationStream(initial: initial, isDuplicate: { $0 == $1 }) { self[keyPath: keyPath] }
+        return context.observationStream(initial: initial, isDuplicate: { $0 == $1 }) {
+            context.current(self)[keyPath: keyPath]
+        }
     }
 }
 
@@ -280,18 +299,18 @@ extension ModelNode {
         perform: @escaping @Sendable (Value, Value) -> Void
     ) -> Cancellable {
         guard let context = context(for: "onChange(of:)", fileID: location.0, filePath: location.1, line: location.2, column: location.3),
-              let model = context.lock.withShortLock({ context.model })
+              let model = context.lock.withShortLock({ context.model as? M })
         else { return Cancellable() }
         let observer = ExpressionObserver(
             hierarchy: context.hierarchy,
-            expression: { model[keyPath: keyPath] },
+            expression: { context.current(model)[keyPath: keyPath] },
             isDuplicate: isDuplicate,
             onValue: { old, new in
                 if let old { perform(old, new) }
             },
             onFinish: {}
         )
-        guard context.startObserver(observer) != nil,
+        guard context.startObserver(observer, deliverInitial: false),
               let workID = context.registerWork(
                 isTask: false,
                 onCancel: { [weak observer] in observer?.cancel() },

@@ -1,25 +1,6 @@
 import Observation
 import Synchronization
 
-/// The subject ModelKit reports to Swift's Observation framework.
-///
-/// Each context owns an `ObservationRegistrar`; a tracked property is identified by a key path on
-/// this subject (one per property index). The pair (registrar, key path) is unique per model instance
-/// and property, so `withObservationTracking` sees exactly the properties read, per model.
-final class ObservationSubject: Observable, Sendable {
-    static let shared = ObservationSubject()
-
-    subscript(property index: Int) -> Int { index }
-
-    // Safety: immutable after initialization; key paths are immutable values.
-    nonisolated(unsafe) private static let paths: [KeyPath<ObservationSubject, Int>] = (0..<64).map { \ObservationSubject.[property: $0] }
-
-    @inline(__always)
-    static func keyPath(_ index: Int) -> KeyPath<ObservationSubject, Int> {
-        index < 64 ? paths[index] : \ObservationSubject.[property: index]
-    }
-}
-
 /// Records which tracked properties a stretch of code reads, on one thread: used to find what an
 /// `observe` expression depends on and what a Tester's predicate asserted.
 enum AccessRecording {
@@ -37,7 +18,7 @@ enum AccessRecording {
         current.value?.reads.count ?? 0
     }
 
-    static func record(_ context: AnyContext, _ index: Int) {
+    static func record(_ context: Context, _ index: Int) {
         current.value?.reads.append(Read(context: context, index: index))
     }
 
@@ -52,7 +33,7 @@ enum AccessRecording {
 
     /// One read of one property of one model.
     struct Read {
-        let context: AnyContext
+        let context: Context
         let index: Int
     }
 }
@@ -75,7 +56,7 @@ extension AccessRecording.Read {
 package enum ModelAccessRecorder {
     /// A property read while recording.
     package struct PropertyRead: Sendable {
-        let context: AnyContext
+        let context: Context
         package let index: Int
 
         /// Identifies the model (its context).

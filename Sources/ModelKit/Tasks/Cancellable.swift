@@ -14,10 +14,10 @@
 ///
 /// - Note: Discarding a `Cancellable` does not cancel anything.
 public struct Cancellable: Sendable {
-    let context: WeakRef<AnyContext>?
+    let context: WeakRef<Context>?
     let workID: Int
 
-    init(context: AnyContext, workID: Int) {
+    init(context: Context, workID: Int) {
         self.context = WeakRef(context)
         self.workID = workID
     }

@@ -5,7 +5,7 @@ enum CancellationScope {
     @TaskLocal static var ids: [SendableHashable] = []
 }
 
-extension AnyContext {
+extension Context {
     /// Registers a work entry; nil if the context no longer accepts work. Caller does not hold the lock.
     final func registerWork(
         isTask: Bool, onCancel: (@Sendable () -> Void)?, location: SourceLocation
