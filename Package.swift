@@ -15,8 +15,9 @@ let package = Package(
     targets: [
         .target(name: "ModelKit"),
         .target(name: "ModelKitTesting", dependencies: ["ModelKit"]),
-        .executableTarget(name: "CounterFact", dependencies: ["ModelKit"], path: "Examples/CounterFact"),
-        .executableTarget(name: "Standups", dependencies: ["ModelKit"], path: "Examples/Standups"),
+        .target(name: "ExampleSupport", dependencies: ["ModelKit"], path: "Examples/Support"),
+        .executableTarget(name: "CounterFact", dependencies: ["ModelKit", "ExampleSupport"], path: "Examples/CounterFact"),
+        .executableTarget(name: "Standups", dependencies: ["ModelKit", "ExampleSupport"], path: "Examples/Standups"),
         .executableTarget(name: "ModelKitBenchmarks", dependencies: ["ModelKit", "ModelKitTesting"]),
         .testTarget(name: "ModelKitTests", dependencies: ["ModelKit", "ModelKitTesting"]),
         .testTarget(name: "ModelKitTestingTests", dependencies: ["ModelKit", "ModelKitTesting"]),

@@ -1,1 +1,4 @@
-print("CounterFact: coming soon")
+// CounterFact: counters, their sum and facts about their numbers, in the terminal.
+import Foundation
+
+exit(await CounterFactCLI.main(arguments: Array(CommandLine.arguments.dropFirst())))

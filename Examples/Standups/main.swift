@@ -1,1 +1,4 @@
-print("Standups: coming soon")
+// Standups: plan standups, record meetings and keep their transcripts, in the terminal.
+import Foundation
+
+exit(await StandupsCLI.main(arguments: Array(CommandLine.arguments.dropFirst())))

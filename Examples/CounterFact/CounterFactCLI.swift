@@ -1,0 +1,99 @@
+import Foundation
+import ExampleSupport
+import ModelKit
+
+/// The `CounterFact` command: parses the options, anchors ``AppModel`` and runs it in the terminal.
+///
+/// ```
+/// CounterFact [--script "add; inc 0; fact 0; quit"] [--live [--api-url URL]] [--print-changes]
+/// ```
+///
+/// Commands come from `--script`, else from standard input: typed at a terminal (the screen is
+/// redrawn as the models change), or piped (each command is followed by the screen, when it changed).
+@MainActor
+enum CounterFactCLI {
+    static let usage = """
+        Usage: CounterFact [options]
+          --script "CMD; CMD; …"   run these commands, printing the screen after each one
+          --live                   fetch facts from the Numbers API (default: computed offline)
+          --api-url URL            the facts service used with --live (default: http://numbersapi.com)
+          --print-changes          print every change of the models' state
+          --help                   show this help
+        Without --script, commands are read from standard input.
+
+        """ + AppScreen.help
+
+    struct Options {
+        var script: String?
+        var live = false
+        var apiURL = URL(string: "http://numbersapi.com")!
+        var printChanges = false
+        var showHelp = false
+
+        init(_ arguments: [String]) throws(UsageError) {
+            var arguments = arguments[...]
+            while let argument = arguments.popFirst() {
+                switch argument {
+                case "--script": script = try Self.value(of: argument, from: &arguments)
+                case "--live": live = true
+                case "--api-url":
+                    let text = try Self.value(of: argument, from: &arguments)
+                    guard let url = URL(string: text), url.scheme != nil else {
+                        throw UsageError(
+                            description: "--api-url needs a URL such as http://numbersapi.com, not \"\(text)\"."
+                        )
+                    }
+                    apiURL = url
+                case "--print-changes": printChanges = true
+                case "--help", "-h": showHelp = true
+                default: throw UsageError(description: "Unknown option \(argument).")
+                }
+            }
+        }
+
+        private static func value(
+            of option: String, from arguments: inout ArraySlice<String>
+        ) throws(UsageError) -> String {
+            guard let value = arguments.popFirst() else {
+                throw UsageError(description: "\(option) needs a value.")
+            }
+            return value
+        }
+    }
+
+    struct UsageError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static func main(arguments: [String]) async -> Int32 {
+        let options: Options
+        do {
+            options = try Options(arguments)
+        } catch {
+            FileHandle.standardError.write(Data("\(error)\n\n\(usage)\n".utf8))
+            return 2
+        }
+        if options.showHelp {
+            print(usage)
+            return 0
+        }
+
+        var app = AppModel()
+        if options.printChanges { app = app._withPrintChanges() }
+        // `anchor` keeps the hierarchy alive; the screen uses `app`, the same model, which does not,
+        // so the callbacks it hands to rows do not keep the hierarchy alive on their own.
+        let anchor = app.withAnchor {
+            if options.live { $0.factClient = .numbersAPI(baseURL: options.apiURL) }
+        }
+        let session = TerminalSession(screen: AppScreen(app: app))
+        if let script = options.script {
+            await session.runScript(AsyncStream { $0.yield(script); $0.finish() })
+        } else if StandardInput.isTerminal {
+            await session.runInteractively()
+        } else {
+            await session.runScript(StandardInput.lines())
+        }
+        withExtendedLifetime(anchor) {}
+        return 0
+    }
+}

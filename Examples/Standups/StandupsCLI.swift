@@ -1,0 +1,102 @@
+import Foundation
+import ExampleSupport
+import ModelKit
+
+/// The `Standups` command: parses the options, anchors ``AppFeature`` and runs it in the terminal.
+///
+/// ```
+/// Standups [--script "add; title Daily; attendee Ana; save; quit"] [--data PATH] [--speech STATUS]
+///          [--print-changes]
+/// ```
+///
+/// Commands come from `--script`, else from standard input: typed at a terminal (the screen is
+/// redrawn as the models change), or piped (each command is followed by the screen, when it changed).
+/// Quitting saves changes not saved yet.
+@MainActor
+enum StandupsCLI {
+    static let usage = """
+        Usage: Standups [options]
+          --script "CMD; CMD; …"   run these commands, printing the screen after each one
+          --data PATH              the JSON file of the standups (default: \(URL.standups.path))
+          --speech STATUS          speech recognition's authorization at launch: notDetermined (the
+                                   default; starting a meeting grants it), authorized, denied, restricted
+          --print-changes          print every change of the models' state
+          --help                   show this help
+        Without --script, commands are read from standard input.
+
+        """ + StandupsScreen.help
+
+    struct Options {
+        var script: String?
+        var dataFile: URL?
+        var speech = SpeechAuthorizationStatus.notDetermined
+        var printChanges = false
+        var showHelp = false
+
+        init(_ arguments: [String]) throws(UsageError) {
+            var arguments = arguments[...]
+            while let argument = arguments.popFirst() {
+                switch argument {
+                case "--script": script = try Self.value(of: argument, from: &arguments)
+                case "--data": dataFile = URL(fileURLWithPath: try Self.value(of: argument, from: &arguments))
+                case "--speech":
+                    let text = try Self.value(of: argument, from: &arguments)
+                    guard let status = SpeechAuthorizationStatus(rawValue: text) else {
+                        let statuses = SpeechAuthorizationStatus.allCases.map(\.rawValue).joined(separator: ", ")
+                        throw UsageError(description: "--speech takes one of \(statuses), not \"\(text)\".")
+                    }
+                    speech = status
+                case "--print-changes": printChanges = true
+                case "--help", "-h": showHelp = true
+                default: throw UsageError(description: "Unknown option \(argument).")
+                }
+            }
+        }
+
+        private static func value(
+            of option: String, from arguments: inout ArraySlice<String>
+        ) throws(UsageError) -> String {
+            guard let value = arguments.popFirst() else {
+                throw UsageError(description: "\(option) needs a value.")
+            }
+            return value
+        }
+    }
+
+    struct UsageError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static func main(arguments: [String]) async -> Int32 {
+        let options: Options
+        do {
+            options = try Options(arguments)
+        } catch {
+            FileHandle.standardError.write(Data("\(error)\n\n\(usage)\n".utf8))
+            return 2
+        }
+        if options.showHelp {
+            print(usage)
+            return 0
+        }
+
+        let speech = TypedSpeech(status: options.speech)
+        var app = AppFeature()
+        if options.printChanges { app = app._withPrintChanges() }
+        // `anchor` keeps the hierarchy alive; the screen uses `app`, the same model, which does not.
+        let anchor = app.withAnchor {
+            $0.speechClient = speech.client
+            if let file = options.dataFile { $0.dataManager = .live(standupsFile: file) }
+        }
+        let session = TerminalSession(screen: StandupsScreen(app: app, speech: speech))
+        if let script = options.script {
+            await session.runScript(AsyncStream { $0.yield(script); $0.finish() })
+        } else if StandardInput.isTerminal {
+            await session.runInteractively()
+        } else {
+            await session.runScript(StandardInput.lines())
+        }
+        withExtendedLifetime(anchor) {}
+        return 0
+    }
+}

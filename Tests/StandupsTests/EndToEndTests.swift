@@ -1,0 +1,198 @@
+import Foundation
+import Testing
+
+/// Runs the `Standups` executable in scripted mode on a temporary data file, and checks what it
+/// prints and the JSON it saves.
+///
+/// The executable is the one built next to the test bundle (`swift build --product Standups`, which
+/// `swift test` does too). Each test waits for the process to exit. Saves are debounced by a second,
+/// so these short runs also check that quitting saves what is still pending.
+@Suite struct EndToEndTests {
+    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("StandupsTests-\(UUID())")
+    var dataFile: URL { directory.appendingPathComponent("standups.json") }
+
+    init() throws {
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+    }
+
+    @Test func addedStandupIsSavedOnQuit() throws {
+        defer { cleanUp() }
+        let run = try StandupsRun(["--data", dataFile.path, "--script", "add; title Daily; attendee Ana; save; quit"])
+
+        #expect(run.status == 0)
+        #expect(run.lastScreen.hasSuffix("[0] Daily — 1 attendee · 5 min · Bubblegum"))
+        let standups = try savedStandups()
+        #expect(standups.count == 1)
+        #expect(standups.first?["title"] as? String == "Daily")
+        #expect(standups.first?["duration"] as? Double == 300)
+        #expect(attendeeNames(standups.first) == ["Ana"])
+        #expect(run.errors.isEmpty)
+    }
+
+    @Test func blankAttendeesAreDroppedWhenAdding() throws {
+        defer { cleanUp() }
+        _ = try StandupsRun(["--data", dataFile.path, "--script", """
+            add; title Design; attendee Ana; attendee Bo; attendee Cy; drop 1; length 10; theme orange; \
+            save; quit
+            """])
+
+        let standup = try #require(try savedStandups().first)
+        #expect(attendeeNames(standup) == ["Ana", "Cy"])
+        #expect(standup["duration"] as? Double == 600)
+        #expect(standup["theme"] as? String == "orange")
+    }
+
+    @Test func recordedMeetingIsSavedWithItsTranscript() throws {
+        defer { cleanUp() }
+        let run = try StandupsRun(["--data", dataFile.path, "--script", """
+            add; title Daily; attendee Ana; attendee Bo; save; open 0; start; say We shipped it; \
+            say and fixed the bug; end; save; quit
+            """])
+
+        #expect(run.output.contains("Speaker 1 of 2: Ana\n  Transcript: We shipped it and fixed the bug"))
+        #expect(run.lastScreen.contains("Past meetings:\n    [0] "))
+        #expect(run.errors.isEmpty)
+        let meetings = try #require(try savedStandups().first?["meetings"] as? [[String: Any]])
+        #expect(meetings.map { $0["transcript"] as? String } == ["We shipped it and fixed the bug"])
+    }
+
+    @Test func discardedMeetingIsNotSaved() throws {
+        defer { cleanUp() }
+        let script = "add; title Daily; save; open 0; start; say Hello; end; discard; quit"
+        _ = try StandupsRun(["--data", dataFile.path, "--script", script])
+
+        let standup = try #require(try savedStandups().first)
+        #expect((standup["meetings"] as? [Any])?.isEmpty == true)
+    }
+
+    @Test func editingAndDeletingAreSaved() throws {
+        defer { cleanUp() }
+        _ = try StandupsRun(["--data", dataFile.path, "--script", "add; title Daily; attendee Ana; save; quit"])
+        let editing = try StandupsRun(["--data", dataFile.path, "--script", "open 0; edit; title Weekly; save; quit"])
+
+        #expect(editing.output.contains("> open 0\nDaily Standups › Daily\n"))
+        #expect(try savedStandups().first?["title"] as? String == "Weekly")
+
+        let deleting = try StandupsRun(["--data", dataFile.path, "--script", "open 0; delete; confirm; quit"])
+
+        #expect(deleting.output.contains("┌─ Delete?\n│ Are you sure you want to delete this standup?"))
+        #expect(deleting.lastScreen.hasSuffix("No standups yet: type add."))
+        #expect(try savedStandups().isEmpty)
+    }
+
+    @Test func corruptDataIsKeptUntilTheUserLoadsMockData() throws {
+        defer { cleanUp() }
+        let corrupt = Data("not JSON {".utf8)
+        try corrupt.write(to: dataFile)
+
+        let declined = try StandupsRun(["--data", dataFile.path, "--script", "quit"])
+
+        #expect(declined.status == 0)
+        #expect(declined.output.contains("┌─ Data failed to load\n"))
+        #expect(try Data(contentsOf: dataFile) == corrupt)
+
+        let accepted = try StandupsRun(["--data", dataFile.path, "--script", "confirm; quit"])
+
+        #expect(accepted.lastScreen.contains("[0] Design — 6 attendees · 1 min · Orange"))
+        #expect(try savedStandups().map { $0["title"] as? String } == ["Design", "Product", "Engineering"])
+    }
+
+    @Test func deniedSpeechRecognitionOffersToContinueWithoutTranscript() throws {
+        defer { cleanUp() }
+        let run = try StandupsRun(["--data", dataFile.path, "--speech", "denied", "--script", """
+            add; title Daily; save; open 0; start; continue; say Unheard; end; save; quit
+            """])
+
+        #expect(run.output.contains("┌─ Speech recognition denied\n"))
+        #expect(run.output.contains("> continue\nDaily Standups › Daily › Recording\n"))
+        let meetings = try #require(try savedStandups().first?["meetings"] as? [[String: Any]])
+        #expect(meetings.map { $0["transcript"] as? String } == [""])
+    }
+
+    @Test func commandsOnStandardInputRunLikeAScript() throws {
+        defer { cleanUp() }
+        let run = try StandupsRun(["--data", dataFile.path], input: "add\ntitle Piped\nsave\n")
+
+        #expect(run.status == 0)
+        #expect(try savedStandups().first?["title"] as? String == "Piped")
+    }
+
+    // MARK: Support
+
+    private func savedStandups() throws -> [[String: Any]] {
+        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: dataFile))
+        return try #require(json as? [[String: Any]])
+    }
+
+    private func attendeeNames(_ standup: [String: Any]?) -> [String] {
+        (standup?["attendees"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+    }
+
+    private func cleanUp() {
+        try? FileManager.default.removeItem(at: directory)
+    }
+}
+
+/// One finished run of the `Standups` executable.
+struct StandupsRun {
+    let status: Int32
+    let output: String
+    let errors: String
+
+    /// The last screen printed, without the trailing newline.
+    var lastScreen: String {
+        guard let start = output.range(of: "Daily Standups", options: .backwards) else { return "" }
+        let screen = output[start.lowerBound...]
+        let end = screen.range(of: "\n> ")?.lowerBound ?? screen.endIndex
+        return String(screen[..<end]).trimmingCharacters(in: .newlines)
+    }
+
+    /// Runs the executable with `arguments`, `input` as its standard input, and waits for it to exit.
+    init(_ arguments: [String], input: String = "") throws {
+        let process = Process()
+        process.executableURL = try Self.executable()
+        process.arguments = arguments
+        let standardInput = Pipe()
+        let standardOutput = Pipe()
+        let errorsFile = FileManager.default.temporaryDirectory.appendingPathComponent("Standups-\(UUID()).stderr")
+        try Data().write(to: errorsFile)
+        defer { try? FileManager.default.removeItem(at: errorsFile) }
+        let standardError = try FileHandle(forWritingTo: errorsFile)
+        process.standardInput = standardInput
+        process.standardOutput = standardOutput
+        process.standardError = standardError
+        try process.run()
+        // A hung app would hang the test run: stop it after a minute (its own waits are shorter).
+        let watchdog = DispatchWorkItem { [process] in if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
+        defer { watchdog.cancel() }
+        standardInput.fileHandleForWriting.write(Data(input.utf8))
+        try standardInput.fileHandleForWriting.close()
+        // Reading to the end first: the process cannot block on a full pipe while we wait for it.
+        let output = standardOutput.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try standardError.close()
+        self.status = process.terminationStatus
+        self.output = String(decoding: output, as: UTF8.self)
+        self.errors = try String(contentsOf: errorsFile, encoding: .utf8)
+    }
+
+    /// The `Standups` executable in the build directory holding this test bundle.
+    static func executable() throws -> URL {
+        let starts = [URL(fileURLWithPath: CommandLine.arguments[0])]
+            + Bundle.allBundles.map(\.bundleURL).filter { $0.pathExtension == "xctest" }
+        for start in starts {
+            var directory = start.resolvingSymlinksInPath().deletingLastPathComponent()
+            while directory.pathComponents.count > 1 {
+                let candidate = directory.appendingPathComponent("Standups")
+                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+                directory.deleteLastPathComponent()
+            }
+        }
+        throw MissingExecutable()
+    }
+
+    struct MissingExecutable: Error, CustomStringConvertible {
+        let description = "No Standups executable next to the tests; build it with `swift build --product Standups`."
+    }
+}
