@@ -21,7 +21,9 @@ extension StandupsScreen {
             guard let seconds = command.number, (1...600).contains(seconds) else {
                 return .message("Type wait SECONDS, from 1 to 600.")
             }
-            try? await Task.sleep(for: .seconds(seconds))
+            // Scripts exercise the live timer: let that much real time pass.
+            let clock = ContinuousClock()
+            try? await clock.sleep(for: .seconds(seconds))
             return .done
         default: break
         }

@@ -23,7 +23,8 @@ package func withTimeout(_ timeout: Duration, _ operation: @escaping @Sendable (
     await withTaskGroup(of: Bool.self) { group in
         group.addTask { await operation() }
         group.addTask {
-            try? await Task.sleep(for: timeout)
+            let clock = ContinuousClock()
+            try? await clock.sleep(for: timeout)
             return false
         }
         let result = await group.next() ?? false

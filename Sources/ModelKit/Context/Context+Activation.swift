@@ -17,6 +17,7 @@ extension Context {
     final func destruct(into batch: inout TeardownBatch) {
         guard state.isLive else { return }
         state = .destructed
+        hierarchy.eventListenerCount -= extras?.eventListeners.count ?? 0
         batch.entries.append(TeardownBatch.Entry(work: extras?.takeWorkForTeardown() ?? .init()))
         for index in schema.childSlotIndices {
             guard let slot = slots[index] else { continue }

@@ -24,6 +24,8 @@ package final class Hierarchy: @unchecked Sendable {
     @exclusivity(unchecked) var hooksToNotify = false
     @exclusivity(unchecked) var resolvedDefaults: [ObjectIdentifier: DependencyValues.Entry] = [:]
     @exclusivity(unchecked) var dependencyModels: [ObjectIdentifier: Context] = [:]
+    /// How many event listeners the hierarchy's models have: sending is free when there are none.
+    @exclusivity(unchecked) var eventListenerCount = 0
     @exclusivity(unchecked) var reportedMissingDependencies: Set<ObjectIdentifier> = []
     @exclusivity(unchecked) var root: Context?
     @exclusivity(unchecked) var isTornDown = false

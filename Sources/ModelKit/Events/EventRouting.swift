@@ -21,59 +21,55 @@ final class EventListener: Sendable {
 extension Context {
     /// Sends `event` to the models in `relation`. Returns false when the sender is not live.
     final func send(_ event: any Sendable, to relation: ModelRelation) -> Bool {
-        hierarchy.withSection {
-            guard state.isLive, let sender = currentModel() else { return false }
-            for target in targets(of: relation) {
+        hierarchy.beginSection()
+        defer { hierarchy.endSection() }
+        guard state.isLive else { return false }
+        // Nobody listens anywhere in the hierarchy: nothing to route.
+        guard hierarchy.eventListenerCount > 0 || hierarchy.hasHooks else { return true }
+        if hierarchy.eventListenerCount > 0, let sender = currentModel() {
+            forEachTarget(of: relation) { target in
                 for listener in target.extras?.eventListeners ?? [] {
                     hierarchy.deliveries.append(.event(listener, event, sender))
                 }
             }
-            if hierarchy.hasHooks {
-                let record = EventRecord(sender: self, event: event, path: path())
-                for hook in hierarchy.hooks { hook.record(record) }
-                hierarchy.hooksToNotify = true
-            }
-            return true
+        }
+        if hierarchy.hasHooks {
+            let record = EventRecord(sender: self, event: event, path: path())
+            for hook in hierarchy.hooks { hook.record(record) }
+            hierarchy.hooksToNotify = true
+        }
+        return true
+    }
+
+    /// Calls `body` with each context `relation` names, once each, in a stable order: the sender,
+    /// its parents and ancestors (nearest first), its children and descendants (breadth first).
+    /// Caller holds the lock.
+    final func forEachTarget(of relation: ModelRelation, _ body: (Context) -> Void) {
+        var visited = VisitedSet()
+        if relation.contains(.self), visited.insert(self) { body(self) }
+        if relation.contains(.parent) || relation.contains(.ancestors) {
+            walk(from: self, next: { $0.places.compactMap(\.parent) }, all: relation.contains(.ancestors), &visited, body)
+        }
+        if relation.contains(.children) || relation.contains(.descendants) {
+            walk(from: self, next: { $0.children }, all: relation.contains(.descendants), &visited, body)
         }
     }
 
-    /// The contexts `relation` names, each once, in a stable order. Caller holds the lock.
-    final func targets(of relation: ModelRelation) -> [Context] {
-        var result: [Context] = []
-        var seen: Set<ObjectIdentifier> = []
-        func add(_ context: Context) {
-            if seen.insert(ObjectIdentifier(context)).inserted { result.append(context) }
-        }
-        if relation.contains(.self) { add(self) }
-        if relation.contains(.parent) || relation.contains(.ancestors) {
-            var queue = places.compactMap(\.parent)
-            var visited: Set<ObjectIdentifier> = []
-            var depth = 0
-            while !queue.isEmpty {
-                var next: [Context] = []
-                for context in queue where visited.insert(ObjectIdentifier(context)).inserted {
-                    if depth == 0 || relation.contains(.ancestors) { add(context) }
-                    if relation.contains(.ancestors) { next.append(contentsOf: context.places.compactMap(\.parent)) }
-                }
-                queue = next
-                depth += 1
+    /// Breadth-first from `start` along `next`: the first level, or every level when `all`.
+    private final func walk(
+        from start: Context, next: (Context) -> [Context], all: Bool,
+        _ visited: inout VisitedSet, _ body: (Context) -> Void
+    ) {
+        var walked = VisitedSet()
+        var level = next(start)
+        while !level.isEmpty {
+            var following: [Context] = []
+            for context in level where walked.insert(context) {
+                if visited.insert(context) { body(context) }
+                if all { following.append(contentsOf: next(context)) }
             }
+            level = following
         }
-        if relation.contains(.children) || relation.contains(.descendants) {
-            var queue = children
-            var visited: Set<ObjectIdentifier> = []
-            var depth = 0
-            while !queue.isEmpty {
-                var next: [Context] = []
-                for context in queue where visited.insert(ObjectIdentifier(context)).inserted {
-                    if depth == 0 || relation.contains(.descendants) { add(context) }
-                    if relation.contains(.descendants) { next.append(contentsOf: context.children) }
-                }
-                queue = next
-                depth += 1
-            }
-        }
-        return result
     }
 
     /// Adds a listener of the events sent to this model; nil if the model is not live.
@@ -81,14 +77,37 @@ extension Context {
         lock.withShortLock {
             guard state.isLive else { return false }
             ensuredExtras.eventListeners.append(listener)
+            hierarchy.eventListenerCount += 1
             return true
         }
     }
 
     final func removeEventListener(_ listener: EventListener) {
         lock.withShortLock {
-            extras?.eventListeners.removeAll { $0 === listener }
+            guard let extras, let index = extras.eventListeners.firstIndex(where: { $0 === listener }) else { return }
+            extras.eventListeners.remove(at: index)
+            hierarchy.eventListenerCount -= 1
         }
+    }
+}
+
+/// Contexts seen by a walk: a short list searched linearly (walks are usually a few ancestors),
+/// switching to a set when it grows.
+struct VisitedSet {
+    private var few: [ObjectIdentifier] = []
+    private var many: Set<ObjectIdentifier>?
+
+    /// Inserts `context`; false if it was already there.
+    mutating func insert(_ context: Context) -> Bool {
+        let id = ObjectIdentifier(context)
+        if many != nil { return many!.insert(id).inserted }
+        if few.contains(id) { return false }
+        few.append(id)
+        if few.count > 16 {
+            many = Set(few)
+            few = []
+        }
+        return true
     }
 }
 

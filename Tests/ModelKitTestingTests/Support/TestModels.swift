@@ -117,7 +117,10 @@ struct Waiter: Model {
 
     func startWaiting() {
         node.task {
-            try await Task.sleep(for: .seconds(3_600))
+            // Work that never ends on its own: a stream nothing yields to (it ends when cancelled).
+            let (stream, continuation) = AsyncStream<Never>.makeStream()
+            for await _ in stream {}
+            withExtendedLifetime(continuation) {}
         }
     }
 
