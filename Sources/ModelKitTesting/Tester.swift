@@ -123,7 +123,7 @@ public final class Tester: Sendable {
         checkExhaustivity(upTo: .max, at: state.location)
         state.flushDeferredFailures()
         hierarchy.tearDownNow()
-        TestingIssueRouting.activeTesters.subtract(1, ordering: .relaxed)
+        TestingIssueRouting.testerEnded(state.testKey)
     }
 }
 
@@ -163,7 +163,6 @@ extension Model {
         guard let hierarchy = model.hierarchy else {
             fatalError("ModelKit: andTester could not anchor \(Self.self).")
         }
-        TestingIssueRouting.activeTesters.add(1, ordering: .relaxed)
         return (model, Tester(state: state, root: model, hierarchy: hierarchy))
     }
 }

@@ -230,10 +230,10 @@ final class ReconcileSink: VisitSink {
 
     let parent: Context
     let slot: Int
-    let stamp: UInt32
+    let stamp: UInt64
     private(set) var entries: [Entry] = []
 
-    init(parent: Context, slot: Int, stamp: UInt32) {
+    init(parent: Context, slot: Int, stamp: UInt64) {
         self.parent = parent
         self.slot = slot
         self.stamp = stamp

@@ -129,8 +129,8 @@ final class Context: @unchecked Sendable {
     /// Bit `i` set: property `i` has observers in `extras` (bit 31 stands for 31 and above).
     @exclusivity(unchecked) var observedMask: UInt32 = 0
     /// Marks used by one reconciliation pass.
-    @exclusivity(unchecked) var markStamp: UInt32 = 0
-    @exclusivity(unchecked) var keptStamp: UInt32 = 0
+    @exclusivity(unchecked) var markStamp: UInt64 = 0
+    @exclusivity(unchecked) var keptStamp: UInt64 = 0
     @exclusivity(unchecked) var places = PlaceList()
     @exclusivity(unchecked) var slots: [Int: SlotChildren] = [:]
     /// The model's id, for matching new instances; nil for `ModelID`s (unique per instance).

@@ -14,7 +14,7 @@ package final class Hierarchy: @unchecked Sendable {
     @exclusivity(unchecked) var orphans: [Context] = []
     /// Incremented by every committed write; lets observers detect a write between two steps.
     @exclusivity(unchecked) var version: UInt64 = 0
-    @exclusivity(unchecked) var stampCounter: UInt32 = 0
+    @exclusivity(unchecked) var stampCounter: UInt64 = 0
     /// Stream deliveries in commit order, performed by one draining thread at a time.
     @exclusivity(unchecked) var deliveries: [Delivery] = []
     @exclusivity(unchecked) private var isDraining = false
@@ -154,7 +154,7 @@ package final class Hierarchy: @unchecked Sendable {
         reportIssue(issue)
     }
 
-    func nextStamp() -> UInt32 {
+    func nextStamp() -> UInt64 {
         stampCounter &+= 1
         return stampCounter
     }

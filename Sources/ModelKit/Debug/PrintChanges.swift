@@ -3,7 +3,7 @@ final class ChangePrinter: HierarchyHook, @unchecked Sendable {
     // Safety: `root` is immutable; `pending` is a `Protected`.
     private let root: WeakRef<Context>
     private let printer: @Sendable (String) -> Void
-    private let pending = Protected<[String]>([])
+    private let pending = Protected<[ChangeRecord]>([])
 
     init(root: Context, printer: @escaping @Sendable (String) -> Void) {
         self.root = WeakRef(root)
@@ -12,16 +12,19 @@ final class ChangePrinter: HierarchyHook, @unchecked Sendable {
 
     func record(_ change: ChangeRecord) {
         guard let root = root.object, change.context.isSelfOrAncestor(root) else { return }
-        let line = ValueDiff.describe(path: change.propertyPath, old: change.old, new: change.new)
-        pending.withLock { $0.append(line) }
+        pending.withLock { $0.append(change) }
     }
 
+    /// Renders and prints after the lock is released: rendering reads the models inside values,
+    /// which may belong to another hierarchy.
     func didCommit() {
-        let lines = pending.withLock { lines -> [String] in
-            defer { lines = [] }
-            return lines
+        let changes = pending.withLock { changes -> [ChangeRecord] in
+            defer { changes = [] }
+            return changes
         }
-        for line in lines { printer(line) }
+        for change in changes {
+            printer(ValueDiff.describe(path: change.propertyPath, old: change.old, new: change.new))
+        }
     }
 }
 

@@ -16,6 +16,20 @@ extension ModelNode {
             .cancelWork(taggedWith: SendableHashable(id))
     }
 
+    /// Cancels the model's own work tagged with the type `id`.
+    public func cancelAll(
+        for id: Any.Type,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) {
+        cancelAll(for: ObjectIdentifier(id), fileID: fileID, filePath: filePath, line: line, column: column)
+    }
+
+    /// Tags all work started inside `body` with the type `id`.
+    @discardableResult
+    public func cancellationContext<R>(for id: Any.Type, _ body: () throws -> R) rethrows -> R {
+        try cancellationContext(for: ObjectIdentifier(id), body)
+    }
+
     /// Tags all work started inside `body` (tasks, loops, observers, `onCancel` handlers) with `id`.
     ///
     /// ```swift

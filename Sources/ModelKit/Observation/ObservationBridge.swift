@@ -64,11 +64,12 @@ package enum ModelAccessRecorder {
 
         /// `CounterModel.count = 1` (path-qualified, with the current value), for failure messages.
         package var currentDescription: String {
-            context.lock.withShortLock {
-                let path = "\(context.path()).\(context.schema.name(index))"
-                guard let cell = context.cell(index) else { return path }
-                return "\(path) = \(ValueDump.render(cell.anyValue))"
+            let (path, value): (String, Any?) = context.lock.withShortLock {
+                ("\(context.path()).\(context.schema.name(index))", context.cell(index)?.anyValue)
             }
+            // Rendered after the lock: the value may hold models of another hierarchy.
+            guard let value else { return path }
+            return "\(path) = \(ValueDump.render(value))"
         }
     }
 

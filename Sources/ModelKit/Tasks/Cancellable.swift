@@ -46,6 +46,12 @@ public struct Cancellable: Sendable {
         return self
     }
 
+    /// Tags the work with a type used as an id (`enum SearchID {}` … `.cancel(for: SearchID.self)`).
+    @discardableResult
+    public func cancel(for id: Any.Type, cancelInFlight: Bool = false) -> Cancellable {
+        cancel(for: ObjectIdentifier(id), cancelInFlight: cancelInFlight)
+    }
+
     /// Cancels the model's previous work started from the same line, and tags this work so that the
     /// next call does the same.
     @discardableResult

@@ -10,6 +10,11 @@ enum FailureRecording {
         Test.current != nil
     }
 
+    /// Identifies the running test: the Swift Testing test of this task, or "XCTest" outside one.
+    static var currentTestKey: String {
+        Test.current.map { String(describing: $0.id) } ?? "XCTest"
+    }
+
     static func record(_ message: String, at location: ModelKit.SourceLocation) {
         if Test.current != nil {
             Issue.record(

@@ -28,6 +28,8 @@ final class TesterState: HierarchyHook, Sendable {
     let usesSwiftTesting: Bool
     /// Signalled whenever a task of the hierarchy ends, for the blocking wait of a released tester.
     let workEnded = DispatchSemaphore(value: 0)
+    /// The test this tester belongs to, for routing reports that do not name a hierarchy.
+    let testKey = TestingIssueRouting.testerStarted()
 
     init(exhaustivity: Exhaustivity, location: SourceLocation) {
         self.log = Protected(Log(exhaustivity: exhaustivity))

@@ -1,0 +1,174 @@
+import ModelKit
+import Testing
+
+private struct CounterRow: Model {
+    var node = ModelNode<Self>()
+    @Tracked var counter = CounterModel()
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track("counter", \.$counter)
+    }
+}
+
+private struct Standup: Sendable, Equatable {
+    var title: String
+    var attendees: [String]
+    var duration: Int
+}
+
+private enum Route: ModelContainer, Sendable {
+    case detail(CounterModel)
+    case settings
+
+    func visit(_ visitor: inout ContainerVisitor) {
+        if case .detail(let model) = self { visitor.visit(model) }
+    }
+}
+
+private struct AppModel: Model {
+    var node = ModelNode<Self>()
+    @Tracked var counters: [CounterRow] = []
+    @Tracked var selected: CounterModel? = nil
+    @Tracked var byName: [String: CounterModel] = [:]
+    @Tracked var route: Route = .settings
+    @Tracked var standup = Standup(title: "Design", attendees: ["Blob", "Blob Jr.", "Blob Sr."], duration: 5)
+    @Tracked var title = "Counters"
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track("counters", \.$counters)
+        r.track("selected", \.$selected)
+        r.track("byName", \.$byName)
+        r.track("route", \.$route)
+        r.track("standup", \.$standup)
+        r.track("title", \.$title)
+    }
+}
+
+/// Collects printed lines.
+private final class Printer: Sendable {
+    let lines = Locked<[String]>([])
+    var all: [String] { lines.value }
+    var print: @Sendable (String) -> Void { { line in self.lines.withLock { $0.append(line) } } }
+}
+
+@Suite struct PrintChangesTests {
+    @Test func printsAPathQualifiedDiff() {
+        let app = AppModel().withAnchor()
+        app.counters = [CounterRow()]
+        let printer = Printer()
+        let printing = app._printChanges(to: printer.print)
+        app.counters[0].counter.count += 1
+        #expect(printer.all == ["AppModel.counters[0].counter.count: 0 → 1"])
+        printing.cancel()
+    }
+
+    @Test func printsOnTheWritingThreadBeforeTheWriteReturns() async {
+        let app = AppModel().withAnchor()
+        let printer = Printer()
+        let printing = app._printChanges(to: printer.print)
+        await withTaskGroup(of: Bool.self) { group in
+            for index in 0..<4 {
+                group.addTask {
+                    app.title = "title \(index)"
+                    return printer.all.contains { $0.hasSuffix("→ \"title \(index)\"") }
+                }
+            }
+            for await printedBeforeReturn in group {
+                #expect(printedBeforeReturn)
+            }
+        }
+        printing.cancel()
+    }
+
+    @Test func stopsPrintingWhenCancelled() {
+        let app = AppModel().withAnchor()
+        let printer = Printer()
+        let printing = app._printChanges(to: printer.print)
+        app.title = "one"
+        printing.cancel()
+        app.title = "two"
+        #expect(printer.all == ["AppModel.title: \"Counters\" → \"one\""])
+    }
+
+    @Test func withPrintChangesPrintsForTheModelsLifetime() {
+        let printer = Printer()
+        let app = AppModel()._withPrintChanges(to: printer.print).withAnchor()
+        app.title = "Hello"
+        app.selected = CounterModel()
+        app.selected?.count = 2
+        #expect(printer.all.first == "AppModel.title: \"Counters\" → \"Hello\"")
+        #expect(printer.all.last == "AppModel.selected.count: 0 → 2")
+    }
+
+    @Test func pathsNameOptionalDictionaryAndCustomContainerSlots() {
+        let app = AppModel().withAnchor()
+        app.selected = CounterModel()
+        app.byName = ["blob": CounterModel()]
+        app.route = .detail(CounterModel())
+        let printer = Printer()
+        let printing = app._printChanges(to: printer.print)
+        app.selected?.count = 1
+        app.byName["blob"]?.count = 2
+        if case .detail(let detail) = app.route { detail.count = 3 }
+        #expect(printer.all == [
+            "AppModel.selected.count: 0 → 1",
+            "AppModel.byName[\"blob\"].count: 0 → 2",
+            "AppModel.route.detail.count: 0 → 3",
+        ])
+        printing.cancel()
+    }
+
+    @Test func printsOnlyTheSubtreeOfTheModelItWasCalledOn() {
+        let app = AppModel().withAnchor()
+        app.counters = [CounterRow(), CounterRow()]
+        let printer = Printer()
+        let printing = app.counters[1]._printChanges(to: printer.print)
+        app.counters[0].counter.count = 1
+        app.title = "ignored"
+        app.counters[1].counter.count = 2
+        #expect(printer.all == ["AppModel.counters[1].counter.count: 0 → 2"])
+        printing.cancel()
+    }
+
+    @Test func multiLineValuesPrintAsALineDiff() {
+        let app = AppModel().withAnchor()
+        let printer = Printer()
+        let printing = app._printChanges(to: printer.print)
+        app.standup.title = "Engineering"
+        #expect(printer.all == [
+            """
+            AppModel.standup:
+              Standup(
+            -   title: "Design",
+            +   title: "Engineering",
+                attendees: [[0]: "Blob", [1]: "Blob Jr.", [2]: "Blob Sr."],
+                duration: 5
+              )
+            """,
+        ])
+        printing.cancel()
+    }
+
+    @Test func transactionPrintsEachPropertyOnceFromFirstToLastValue() {
+        let app = AppModel().withAnchor()
+        let printer = Printer()
+        let printing = app._printChanges(to: printer.print)
+        app.node.transaction {
+            app.title = "a"
+            app.title = "b"
+            app.standup.duration = 6
+        }
+        #expect(printer.all.count == 2)
+        #expect(printer.all.first == "AppModel.title: \"Counters\" → \"b\"")
+        printing.cancel()
+    }
+
+    @Test func addingAChildPrintsTheSlotChange() {
+        let app = AppModel().withAnchor()
+        let printer = Printer()
+        let printing = app._printChanges(to: printer.print)
+        app.selected = CounterModel()
+        #expect(printer.all == ["AppModel.selected: nil → CounterModel(count: 0, title: \"\")"])
+        printing.cancel()
+    }
+}

@@ -1,0 +1,164 @@
+import ModelKit
+import Testing
+
+#if DEBUG
+// Each test uses its own model type: the check runs once per type.
+
+private struct WellRegisteredModel: Model {
+    var node = ModelNode<Self>()
+    @Tracked var count = 0
+    @Tracked var child: CounterModel? = nil
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track("count", \.$count)
+        r.track("child", \.$child)
+    }
+}
+
+private struct ForgetfulModel: Model {
+    var node = ModelNode<Self>()
+    @Tracked var count = 0
+    @Tracked var title = ""
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track("count", \.$count)
+    }
+}
+
+private struct DoublingModel: Model {
+    var node = ModelNode<Self>()
+    @Tracked var count = 0
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track("count", \.$count)
+        r.track("total", \.$count)
+    }
+}
+
+private struct MisnamingModel: Model {
+    var node = ModelNode<Self>()
+    @Tracked var count = 0
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track("cnt", \.$count)
+    }
+}
+
+private struct NameClashModel: Model {
+    var node = ModelNode<Self>()
+    @Tracked var first = 0
+    @Tracked var second = 0
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track("first", \.$first)
+        r.track("first", \.$second)
+    }
+}
+
+private struct CheckedOnceModel: Model {
+    var node = ModelNode<Self>()
+    @Tracked var count = 0
+
+    static func register(_ r: inout ModelRegistrar<Self>) {}
+}
+
+private struct ForgetfulChild: Model {
+    var node = ModelNode<Self>()
+    @Tracked var flag = false
+
+    static func register(_ r: inout ModelRegistrar<Self>) {}
+}
+
+private struct ParentOfForgetful: Model {
+    var node = ModelNode<Self>()
+    @Tracked var kids: [ForgetfulChild] = []
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track("kids", \.$kids)
+    }
+}
+
+extension ReportedIssueTests {
+    @Suite struct RegistrationTests {
+        @Test func correctRegistrationReportsNothing() async {
+            await IssueCapture.run(matching: "WellRegisteredModel") { capture in
+                let model = WellRegisteredModel().withAnchor()
+                model.child = CounterModel()
+                #expect(capture.messages.isEmpty)
+            }
+        }
+
+        @Test func forgottenPropertyIsReportedNamingTypeAndProperty() async {
+            await IssueCapture.run(matching: "ForgetfulModel") { capture in
+                _ = ForgetfulModel().withAnchor()
+                #expect(capture.messages == [
+                    """
+                    ForgetfulModel declares `@Tracked var title` but ForgetfulModel.register(_:) does not register it; \
+                    its changes are not tracked.
+
+                    To fix: Add `r.track("title", \\.$title)` to ForgetfulModel.register(_:).
+                    """,
+                ])
+            }
+        }
+
+        @Test func doubledRegistrationIsReported() async {
+            await IssueCapture.run(matching: "DoublingModel") { capture in
+                _ = DoublingModel().withAnchor()
+                #expect(capture.messages == [
+                    """
+                    DoublingModel.register(_:) registers the property `count` twice (as "count" and "total").
+
+                    To fix: Remove the second `r.track(…)` call for `count` from DoublingModel.register(_:).
+                    """,
+                ])
+            }
+        }
+
+        @Test func misnamedRegistrationIsReported() async {
+            await IssueCapture.run(matching: "MisnamingModel") { capture in
+                _ = MisnamingModel().withAnchor()
+                #expect(capture.messages == [
+                    """
+                    MisnamingModel.register(_:) registers the property `count` under the name "cnt".
+
+                    To fix: Write `r.track("count", \\.$count)` in MisnamingModel.register(_:).
+                    """,
+                ])
+            }
+        }
+
+        @Test func oneNameForTwoPropertiesIsReported() async {
+            await IssueCapture.run(matching: "NameClashModel") { capture in
+                _ = NameClashModel().withAnchor()
+                #expect(capture.messages.contains("""
+                    NameClashModel.register(_:) uses the name "first" for two properties.
+
+                    To fix: Register each property under its own declared name.
+                    """))
+                #expect(capture.messages.contains { $0.contains("registers the property `second` under the name \"first\"") })
+            }
+        }
+
+        @Test func registrationIsCheckedOncePerType() async {
+            await IssueCapture.run(matching: "CheckedOnceModel") { capture in
+                _ = CheckedOnceModel().withAnchor()
+                _ = CheckedOnceModel().withAnchor()
+                #expect(capture.issues.count == 1)
+                #expect(capture.messages.first?.contains("`@Tracked var count`") == true)
+            }
+        }
+
+        @Test func childRegistrationIsCheckedWhenTheChildIsAnchored() async {
+            await IssueCapture.run(matching: "ForgetfulChild") { capture in
+                let parent = ParentOfForgetful().withAnchor()
+                #expect(capture.issues.isEmpty)
+                parent.kids.append(ForgetfulChild())
+                parent.kids.append(ForgetfulChild())
+                #expect(capture.issues.count == 1)
+                #expect(capture.messages.first?.hasPrefix("ForgetfulChild declares `@Tracked var flag`") == true)
+            }
+        }
+    }
+}
+#endif
