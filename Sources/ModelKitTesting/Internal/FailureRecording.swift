@@ -1,9 +1,13 @@
+import Foundation
 import ModelKit
+import Synchronization
 import Testing
 import XCTest
 
 /// Sends a test failure to the framework running the test: Swift Testing when a `@Test` is running,
-/// otherwise XCTest. This is the only file of ModelKit's sources that imports a test framework.
+/// XCTest inside an XCTest run, and otherwise (a command-line harness) standard error, counted in
+/// ``Tester/failuresOutsideTestFrameworks``. This is the only file of ModelKit's sources that imports
+/// a test framework.
 enum FailureRecording {
     /// Whether a Swift Testing test is running on this task.
     static var isSwiftTestingRunning: Bool {
@@ -15,6 +19,14 @@ enum FailureRecording {
         Test.current.map { String(describing: $0.id) } ?? "XCTest"
     }
 
+    /// Whether this process is an XCTest runner (`swift test`'s test bundle, or Xcode's `xctest`).
+    private static let isXCTestProcess: Bool = {
+        let executable = CommandLine.arguments.first ?? ""
+        return executable.hasSuffix(".xctest") || executable.hasSuffix("/xctest")
+    }()
+
+    static let standaloneFailures = Atomic<Int>(0)
+
     static func record(_ message: String, at location: ModelKit.SourceLocation) {
         if Test.current != nil {
             Issue.record(
@@ -24,8 +36,27 @@ enum FailureRecording {
                     line: Int(location.line), column: Int(location.column)
                 )
             )
-        } else {
+        } else if isXCTestProcess {
             XCTFail(message, file: location.filePathStatic, line: location.line)
+        } else {
+            // Neither framework is running (a command-line harness): XCTFail would drop the failure.
+            standaloneFailures.add(1, ordering: .relaxed)
+            let text = "\(location.fileID):\(location.line): error: \(message)\n"
+            FileHandle.standardError.write(Data(text.utf8))
         }
+    }
+}
+
+extension Tester {
+    /// How many failures were reported while no test framework was running (a command-line harness
+    /// driving testers): they are written to standard error, and counted here so that the harness
+    /// can exit with a failure status.
+    ///
+    /// ```swift
+    /// await runAllScenarios()
+    /// exit(Tester.failuresOutsideTestFrameworks == 0 ? 0 : 1)
+    /// ```
+    public static var failuresOutsideTestFrameworks: Int {
+        FailureRecording.standaloneFailures.load(ordering: .relaxed)
     }
 }
