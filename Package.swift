@@ -21,7 +21,8 @@ let package = Package(
         .executableTarget(name: "ModelKitBenchmarks", dependencies: ["ModelKit", "ModelKitTesting"]),
         .testTarget(name: "ModelKitTests", dependencies: ["ModelKit", "ModelKitTesting"]),
         .testTarget(name: "ModelKitTestingTests", dependencies: ["ModelKit", "ModelKitTesting"]),
-        .testTarget(name: "CounterFactTests", dependencies: ["CounterFact", "ModelKit", "ModelKitTesting"]),
-        .testTarget(name: "StandupsTests", dependencies: ["Standups", "ModelKit", "ModelKitTesting"]),
+        .target(name: "ExampleTestSupport", path: "Tests/ExampleTestSupport"),
+        .testTarget(name: "CounterFactTests", dependencies: ["CounterFact", "ModelKit", "ModelKitTesting", "ExampleTestSupport"]),
+        .testTarget(name: "StandupsTests", dependencies: ["Standups", "ModelKit", "ModelKitTesting", "ExampleTestSupport"]),
     ]
 )

@@ -133,6 +133,9 @@ public final class TestProbe: Sendable {
     /// `predicate`; inside an assertion it is marked as matched.
     private func match(_ predicate: ([any Sendable]) -> Bool) -> Bool {
         let scope = AssertScope.current.value
+        if let scope, !scope.consultedProbes.contains(where: { $0 === self }) {
+            scope.consultedProbes.append(self)
+        }
         let calls = calls.value
         for call in calls where !call.isAsserted && !(scope?.matchedProbeCalls.contains(call.sequence) ?? false) {
             if predicate(call.arguments) {
@@ -152,6 +155,11 @@ public final class TestProbe: Sendable {
     }
 
     // MARK: Tester support
+
+    /// The calls not asserted yet.
+    var unassertedCalls: [Call] {
+        calls.value.filter { !$0.isAsserted }
+    }
 
     /// Marks the given calls asserted.
     func markAsserted(_ sequences: Set<UInt64>) {

@@ -126,6 +126,7 @@ extension Tester {
     ) async -> Bool {
         let timeout = timeout ?? self.timeout
         let deadline = ContinuousClock.now + timeout
+        var hadLastChance = false
         while true {
             state.flushDeferredFailures()
             let generation = Activity.shared.generation
@@ -139,6 +140,12 @@ extension Tester {
                     checkExhaustivity(upTo: startSequence, at: location)
                 }
                 return true
+            }
+            if ContinuousClock.now >= deadline && !hadLastChance && !Task.isCancelled {
+                // Before failing, let work that was ready but starved of a thread run once more.
+                hadLastChance = true
+                for _ in 0..<100 { await Task.yield() }
+                continue
             }
             if ContinuousClock.now >= deadline || Task.isCancelled {
                 let message = kind == .assert
@@ -158,6 +165,8 @@ extension Tester {
         let matchedEvents: Set<UInt64>
         let matchedProbeCalls: Set<UInt64>
         let matchedProbes: [TestProbe]
+        /// The probes the conditions asked about, matched or not, for failure messages.
+        let consultedProbes: [TestProbe]
 
         /// The reads made while evaluating condition `index`.
         func reads(ofCondition index: Int) -> ArraySlice<ModelAccessRecorder.PropertyRead> {
@@ -176,7 +185,8 @@ extension Tester {
         return Evaluation(
             results: results, reads: reads, readMarks: scope.readMarks,
             matchedEvents: scope.matchedEvents, matchedProbeCalls: scope.matchedProbeCalls,
-            matchedProbes: scope.matchedProbes
+            matchedProbes: scope.matchedProbes,
+            consultedProbes: scope.consultedProbes
         )
     }
 

@@ -1,3 +1,4 @@
+import ExampleTestSupport
 import Foundation
 import Testing
 
@@ -15,9 +16,9 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
     }
 
-    @Test func addedStandupIsSavedOnQuit() throws {
+    @Test func addedStandupIsSavedOnQuit() async throws {
         defer { cleanUp() }
-        let run = try StandupsRun(["--data", dataFile.path, "--script", "add; title Daily; attendee Ana; save; quit"])
+        let run = try await StandupsRun(["--data", dataFile.path, "--script", "add; title Daily; attendee Ana; save; quit"])
 
         #expect(run.status == 0)
         #expect(run.lastScreen.hasSuffix("[0] Daily — 1 attendee · 5 min · Bubblegum"))
@@ -29,9 +30,9 @@ import Testing
         #expect(run.errors.isEmpty)
     }
 
-    @Test func blankAttendeesAreDroppedWhenAdding() throws {
+    @Test func blankAttendeesAreDroppedWhenAdding() async throws {
         defer { cleanUp() }
-        _ = try StandupsRun(["--data", dataFile.path, "--script", """
+        _ = try await StandupsRun(["--data", dataFile.path, "--script", """
             add; title Design; attendee Ana; attendee Bo; attendee Cy; drop 1; length 10; theme orange; \
             save; quit
             """])
@@ -42,9 +43,9 @@ import Testing
         #expect(standup["theme"] as? String == "orange")
     }
 
-    @Test func recordedMeetingIsSavedWithItsTranscript() throws {
+    @Test func recordedMeetingIsSavedWithItsTranscript() async throws {
         defer { cleanUp() }
-        let run = try StandupsRun(["--data", dataFile.path, "--script", """
+        let run = try await StandupsRun(["--data", dataFile.path, "--script", """
             add; title Daily; attendee Ana; attendee Bo; save; open 0; start; say We shipped it; \
             say and fixed the bug; end; save; quit
             """])
@@ -56,50 +57,50 @@ import Testing
         #expect(meetings.map { $0["transcript"] as? String } == ["We shipped it and fixed the bug"])
     }
 
-    @Test func discardedMeetingIsNotSaved() throws {
+    @Test func discardedMeetingIsNotSaved() async throws {
         defer { cleanUp() }
         let script = "add; title Daily; save; open 0; start; say Hello; end; discard; quit"
-        _ = try StandupsRun(["--data", dataFile.path, "--script", script])
+        _ = try await StandupsRun(["--data", dataFile.path, "--script", script])
 
         let standup = try #require(try savedStandups().first)
         #expect((standup["meetings"] as? [Any])?.isEmpty == true)
     }
 
-    @Test func editingAndDeletingAreSaved() throws {
+    @Test func editingAndDeletingAreSaved() async throws {
         defer { cleanUp() }
-        _ = try StandupsRun(["--data", dataFile.path, "--script", "add; title Daily; attendee Ana; save; quit"])
-        let editing = try StandupsRun(["--data", dataFile.path, "--script", "open 0; edit; title Weekly; save; quit"])
+        _ = try await StandupsRun(["--data", dataFile.path, "--script", "add; title Daily; attendee Ana; save; quit"])
+        let editing = try await StandupsRun(["--data", dataFile.path, "--script", "open 0; edit; title Weekly; save; quit"])
 
         #expect(editing.output.contains("> open 0\nDaily Standups › Daily\n"))
         #expect(try savedStandups().first?["title"] as? String == "Weekly")
 
-        let deleting = try StandupsRun(["--data", dataFile.path, "--script", "open 0; delete; confirm; quit"])
+        let deleting = try await StandupsRun(["--data", dataFile.path, "--script", "open 0; delete; confirm; quit"])
 
         #expect(deleting.output.contains("┌─ Delete?\n│ Are you sure you want to delete this standup?"))
         #expect(deleting.lastScreen.hasSuffix("No standups yet: type add."))
         #expect(try savedStandups().isEmpty)
     }
 
-    @Test func corruptDataIsKeptUntilTheUserLoadsMockData() throws {
+    @Test func corruptDataIsKeptUntilTheUserLoadsMockData() async throws {
         defer { cleanUp() }
         let corrupt = Data("not JSON {".utf8)
         try corrupt.write(to: dataFile)
 
-        let declined = try StandupsRun(["--data", dataFile.path, "--script", "quit"])
+        let declined = try await StandupsRun(["--data", dataFile.path, "--script", "quit"])
 
         #expect(declined.status == 0)
         #expect(declined.output.contains("┌─ Data failed to load\n"))
         #expect(try Data(contentsOf: dataFile) == corrupt)
 
-        let accepted = try StandupsRun(["--data", dataFile.path, "--script", "confirm; quit"])
+        let accepted = try await StandupsRun(["--data", dataFile.path, "--script", "confirm; quit"])
 
         #expect(accepted.lastScreen.contains("[0] Design — 6 attendees · 1 min · Orange"))
         #expect(try savedStandups().map { $0["title"] as? String } == ["Design", "Product", "Engineering"])
     }
 
-    @Test func deniedSpeechRecognitionOffersToContinueWithoutTranscript() throws {
+    @Test func deniedSpeechRecognitionOffersToContinueWithoutTranscript() async throws {
         defer { cleanUp() }
-        let run = try StandupsRun(["--data", dataFile.path, "--speech", "denied", "--script", """
+        let run = try await StandupsRun(["--data", dataFile.path, "--speech", "denied", "--script", """
             add; title Daily; save; open 0; start; continue; say Unheard; end; save; quit
             """])
 
@@ -109,9 +110,9 @@ import Testing
         #expect(meetings.map { $0["transcript"] as? String } == [""])
     }
 
-    @Test func commandsOnStandardInputRunLikeAScript() throws {
+    @Test func commandsOnStandardInputRunLikeAScript() async throws {
         defer { cleanUp() }
-        let run = try StandupsRun(["--data", dataFile.path], input: "add\ntitle Piped\nsave\n")
+        let run = try await StandupsRun(["--data", dataFile.path], input: "add\ntitle Piped\nsave\n")
 
         #expect(run.status == 0)
         #expect(try savedStandups().first?["title"] as? String == "Piped")
@@ -148,51 +149,10 @@ struct StandupsRun {
     }
 
     /// Runs the executable with `arguments`, `input` as its standard input, and waits for it to exit.
-    init(_ arguments: [String], input: String = "") throws {
-        let process = Process()
-        process.executableURL = try Self.executable()
-        process.arguments = arguments
-        let standardInput = Pipe()
-        let standardOutput = Pipe()
-        let errorsFile = FileManager.default.temporaryDirectory.appendingPathComponent("Standups-\(UUID()).stderr")
-        try Data().write(to: errorsFile)
-        defer { try? FileManager.default.removeItem(at: errorsFile) }
-        let standardError = try FileHandle(forWritingTo: errorsFile)
-        process.standardInput = standardInput
-        process.standardOutput = standardOutput
-        process.standardError = standardError
-        try process.run()
-        // A hung app would hang the test run: stop it after a minute (its own waits are shorter).
-        let watchdog = DispatchWorkItem { [process] in if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: watchdog)
-        defer { watchdog.cancel() }
-        standardInput.fileHandleForWriting.write(Data(input.utf8))
-        try standardInput.fileHandleForWriting.close()
-        // Reading to the end first: the process cannot block on a full pipe while we wait for it.
-        let output = standardOutput.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try standardError.close()
-        self.status = process.terminationStatus
-        self.output = String(decoding: output, as: UTF8.self)
-        self.errors = try String(contentsOf: errorsFile, encoding: .utf8)
-    }
-
-    /// The `Standups` executable in the build directory holding this test bundle.
-    static func executable() throws -> URL {
-        let starts = [URL(fileURLWithPath: CommandLine.arguments[0])]
-            + Bundle.allBundles.map(\.bundleURL).filter { $0.pathExtension == "xctest" }
-        for start in starts {
-            var directory = start.resolvingSymlinksInPath().deletingLastPathComponent()
-            while directory.pathComponents.count > 1 {
-                let candidate = directory.appendingPathComponent("Standups")
-                if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
-                directory.deleteLastPathComponent()
-            }
-        }
-        throw MissingExecutable()
-    }
-
-    struct MissingExecutable: Error, CustomStringConvertible {
-        let description = "No Standups executable next to the tests; build it with `swift build --product Standups`."
+    init(_ arguments: [String], input: String = "") async throws {
+        let run = try await ExecutableRun.run("Standups", arguments, input: input)
+        self.status = run.status
+        self.output = run.output
+        self.errors = run.errors
     }
 }

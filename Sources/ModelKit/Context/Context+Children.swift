@@ -259,6 +259,13 @@ final class ReconcileSink: VisitSink {
     }
 
     private func classify(_ context: Context, typeName: String) -> Entry {
+        // The common case first: a child still in this slot. This pass marked exactly the slot's
+        // live children with `stamp` (stamps are never reused within a hierarchy), so the mark and
+        // the hierarchy are all it takes.
+        if context.markStamp == stamp && context.keptStamp != stamp && context.hierarchy === parent.hierarchy {
+            context.keptStamp = stamp
+            return .kept(context)
+        }
         let property = "\(parent.typeName).\(parent.schema.name(slot))"
         if context.state == .frozen {
             return .rejected(ModelIssue(
@@ -280,11 +287,6 @@ final class ReconcileSink: VisitSink {
                     "To move a model, add it to its new place before removing it from the old one, or do both in one `node.transaction`.",
                 ]
             ))
-        }
-        if context.markStamp == stamp && context.keptStamp != stamp
-            && context.places.contains(where: { $0.parent === parent && $0.slot == slot }) {
-            context.keptStamp = stamp
-            return .kept(context)
         }
         if context.keptStamp == stamp {
             return .rejected(ModelIssue(

@@ -273,6 +273,20 @@ final class Context: @unchecked Sendable {
         !needsChangeRecord && !schema.isChildSlot(index)
     }
 
+    /// Ends a compound update that kept no old value (nobody compares or records it): a child slot
+    /// is reconciled, anything else ends on the fast path. Caller holds the section.
+    @usableFromInline
+    final func endUnrecordedModify(_ index: Int) {
+        if schema.isChildSlot(index) {
+            hierarchy.version &+= 1
+            hierarchy.pendingChanges.append(PendingChange(context: self, index: index, old: nil, new: nil))
+            reconcileSlot(index)
+            hierarchy.endSection()
+        } else {
+            endFastWrite(changedIndex: index)
+        }
+    }
+
     /// Whether the model accepts writes. Caller holds the lock.
     @usableFromInline
     final var acceptsWrites: Bool { state.acceptsWrites }

@@ -15,8 +15,13 @@ package final class Hierarchy: @unchecked Sendable {
     /// Incremented by every committed write; lets observers detect a write between two steps.
     @exclusivity(unchecked) var version: UInt64 = 0
     @exclusivity(unchecked) var stampCounter: UInt64 = 0
-    /// Stream deliveries in commit order, performed by one draining thread at a time.
+    /// Stream deliveries collected by the current section.
     @exclusivity(unchecked) var deliveries: [Delivery] = []
+    /// Committed sections' deliveries, in commit order. A batch becomes ready once its section has
+    /// notified Observation, so that nobody sees a value through a stream before Observation
+    /// observers heard of it. One draining thread at a time performs ready batches, in order.
+    @exclusivity(unchecked) private var deliveryQueue: [DeliveryBatch] = []
+    @exclusivity(unchecked) private var nextTicket: UInt64 = 0
     @exclusivity(unchecked) private var isDraining = false
     @exclusivity(unchecked) var hooks: [any HierarchyHook] = []
     @exclusivity(unchecked) var hasHooks = false
@@ -107,18 +112,24 @@ package final class Hierarchy: @unchecked Sendable {
         }
         work.actions = teardowns.isEmpty ? pendingActions : teardowns + pendingActions
         pendingActions = []
-        work.drain = !deliveries.isEmpty
+        if !deliveries.isEmpty {
+            nextTicket &+= 1
+            deliveryQueue.append(DeliveryBatch(ticket: nextTicket, items: deliveries))
+            deliveries = []
+            work.deliveryTicket = nextTicket
+        }
         return work
     }
 
     /// Evaluates the observers of committed changes and records them for hooks. Caller holds the lock.
     private func commit(_ changes: [PendingChange], into work: inout SectionWork) {
         let changes = changes.count > 1 ? PendingChange.coalesced(changes) : changes
-        var evaluated: Set<ObjectIdentifier> = []
+        var evaluated: [ObjectIdentifier] = []
         for change in changes {
             let context = change.context
             if context.isObserved(change.index), let observers = context.extras?.propertyObservers[change.index] {
-                for observer in observers where evaluated.insert(ObjectIdentifier(observer)).inserted {
+                for observer in observers where !evaluated.contains(ObjectIdentifier(observer)) {
+                    evaluated.append(ObjectIdentifier(observer))
                     if let value = observer.reevaluate() {
                         deliveries.append(.property(observer, value))
                     }
@@ -161,24 +172,33 @@ package final class Hierarchy: @unchecked Sendable {
 
     // MARK: Deliveries
 
-    /// Performs queued stream deliveries in commit order. Call without holding the lock.
-    func drainDeliveries() {
+    /// Marks a section's deliveries ready and performs the ready ones in commit order. Call without
+    /// holding the lock.
+    func deliver(ticket: UInt64) {
         lock.lock()
+        if let index = deliveryQueue.firstIndex(where: { $0.ticket == ticket }) {
+            deliveryQueue[index].isReady = true
+        }
         guard !isDraining else {
+            // The draining thread picks the batch up before it stops.
             lock.unlock()
             return
         }
         isDraining = true
         while true {
-            let batch = deliveries
-            deliveries = []
-            if batch.isEmpty {
+            var batches: [DeliveryBatch] = []
+            while let first = deliveryQueue.first, first.isReady {
+                batches.append(deliveryQueue.removeFirst())
+            }
+            if batches.isEmpty {
                 isDraining = false
                 lock.unlock()
                 return
             }
             lock.unlock()
-            for delivery in batch { delivery.perform() }
+            for batch in batches {
+                for delivery in batch.items { delivery.perform() }
+            }
             lock.lock()
         }
     }
@@ -305,15 +325,20 @@ struct SectionWork {
     var notifications: [(Context, Int)] = []
     var committedHooks: [any HierarchyHook] = []
     var actions: [SectionAction] = []
-    var drain = false
+    /// The section's stream deliveries, queued in commit order, to release after the notifications.
+    var deliveryTicket: UInt64?
 
     func perform(_ hierarchy: Hierarchy) {
-        var notified = Set<NotificationKey>()
-        for (context, index) in notifications
-        where notified.insert(NotificationKey(context: ObjectIdentifier(context), index: index)).inserted {
-            context.notifyObservation(index)
+        if notifications.count == 1 {
+            notifications[0].0.notifyObservation(notifications[0].1)
+        } else if !notifications.isEmpty {
+            var notified = Set<NotificationKey>()
+            for (context, index) in notifications
+            where notified.insert(NotificationKey(context: ObjectIdentifier(context), index: index)).inserted {
+                context.notifyObservation(index)
+            }
         }
-        if drain { hierarchy.drainDeliveries() }
+        if let deliveryTicket { hierarchy.deliver(ticket: deliveryTicket) }
         for hook in committedHooks { hook.didCommit() }
         for action in actions {
             switch action {
@@ -333,6 +358,13 @@ struct SectionWork {
         let context: ObjectIdentifier
         let index: Int
     }
+}
+
+/// The stream deliveries of one committed section.
+struct DeliveryBatch {
+    let ticket: UInt64
+    var items: [Delivery]
+    var isReady = false
 }
 
 /// A queued stream delivery.

@@ -85,6 +85,10 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
     @usableFromInline
     func isEqual(_ lhs: Value, _ rhs: Value) -> Bool { false }
 
+    /// Whether the cell compares values (its value type is `Equatable`).
+    @usableFromInline
+    var comparesValues: Bool { false }
+
     /// A new cell of the same kind.
     func makeCell(_ value: Value) -> Cell<Value> { Cell(value) }
 
@@ -204,6 +208,8 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
     struct ModifyToken {
         @usableFromInline let context: Context?
         @usableFromInline let bits: UInt
+        /// The value before the update, kept only when something needs it: a comparison, a change
+        /// record, or undoing a refused write. Not keeping it lets `items.append(x)` mutate in place.
         @usableFromInline let old: Value?
         @usableFromInline let nested: Bool
 
@@ -222,7 +228,9 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
         guard bits != 0 else { return beginUnboundModify() }
         let context = Self.context(bits).takeUnretainedValue()
         context.hierarchy.beginSection()
-        return ModifyToken(context: context, bits: bits, old: value, nested: false)
+        let keepsOld = comparesValues || context.needsChangeRecord || !context.acceptsWrites
+            || bindingBits.load(ordering: .relaxed) != bits
+        return ModifyToken(context: context, bits: bits, old: keepsOld ? value : nil, nested: false)
     }
 
     @usableFromInline @inline(never)
@@ -240,8 +248,13 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
 
     @inlinable
     final func endModify(_ token: ModifyToken) {
-        guard let context = token.context, let old = token.old else {
+        guard let context = token.context else {
             return endUnboundModify(token)
+        }
+        guard let old = token.old else {
+            // Nothing compares, records or refuses this update: it counts as a change.
+            context.endUnrecordedModify(index)
+            return
         }
         if bindingBits.load(ordering: .relaxed) != token.bits || !context.acceptsWrites {
             // The mutation already happened in place; undo it and report.
@@ -298,6 +311,9 @@ final class EquatableCell<Value: Sendable & Equatable>: Cell<Value>, @unchecked 
 
     @usableFromInline
     override func isEqual(_ lhs: Value, _ rhs: Value) -> Bool { lhs == rhs }
+
+    @usableFromInline
+    override var comparesValues: Bool { true }
 
     override func makeCell(_ value: Value) -> Cell<Value> { EquatableCell(value) }
 }

@@ -65,14 +65,14 @@ public struct ModelNode<M: Model>: Sendable {
 
     /// The model's context, or a report naming `api` when the model is not anchored.
     func context(
-        for api: String, fileID: StaticString, filePath: StaticString, line: UInt, column: UInt
+        for api: @autoclosure () -> String, fileID: StaticString, filePath: StaticString, line: UInt, column: UInt
     ) -> Context? {
         if let context = box.context {
             return context
         }
         let name = typeName(M.self)
         reportIssue(ModelIssue(
-            "\(name).node.\(api) was used on a \(name) that is not anchored; nothing happened.",
+            "\(name).node.\(api()) was used on a \(name) that is not anchored; nothing happened.",
             fixes: [
                 "Anchor the root model first (`withAnchor()`, or `andTester()` in tests), and call this from the model's methods or `onActivate`.",
                 "To configure a model before it is anchored, use `withDependencies` or `withActivation`.",

@@ -35,26 +35,45 @@ class PropertyObserver: @unchecked Sendable {
 
     /// Registers on exactly the properties in `reads`. Caller holds the lock.
     final func register(on reads: [AccessRecording.Read]) {
-        var wanted: [AccessRecording.Read.ReadKey: AccessRecording.Read] = [:]
+        if isRegistered(exactlyOn: reads) { return }
+        // The wanted registrations, in first-read order.
+        var wanted: [AccessRecording.Read] = []
+        var wantedKeys: Set<AccessRecording.Read.ReadKey> = []
         for read in reads where read.context.hierarchy === hierarchy && read.context.state.isLive {
-            wanted[read.key] = read
+            if wantedKeys.insert(read.key).inserted { wanted.append(read) }
         }
-        var kept: [Registration] = []
+        var existing: Set<AccessRecording.Read.ReadKey> = []
         for registration in registrations {
             guard let context = registration.context.object else { continue }
             let key = AccessRecording.Read.ReadKey(context: ObjectIdentifier(context), index: registration.index)
-            if wanted.removeValue(forKey: key) != nil {
-                kept.append(registration)
+            if wantedKeys.contains(key) {
+                existing.insert(key)
             } else {
                 remove(from: context, index: registration.index)
             }
         }
-        for read in wanted.values {
+        for read in wanted where !existing.contains(read.key) {
             read.context.ensuredExtras.propertyObservers[read.index, default: []].append(self)
             read.context.updateObservedMask()
-            kept.append(Registration(context: WeakRef(read.context), index: read.index))
         }
-        registrations = kept
+        registrations = wanted.map { Registration(context: WeakRef($0.context), index: $0.index) }
+    }
+
+    /// Whether the registrations are already exactly `reads` (the usual case after a change: an
+    /// expression reads the same properties again). Caller holds the lock.
+    private final func isRegistered(exactlyOn reads: [AccessRecording.Read]) -> Bool {
+        var position = 0
+        for read in reads {
+            if position < registrations.count, registrations[position].context.object === read.context,
+               registrations[position].index == read.index {
+                position += 1
+                continue
+            }
+            // A repeated read of a property already matched is fine; anything else is new.
+            guard registrations[..<position].contains(where: { $0.context.object === read.context && $0.index == read.index })
+            else { return false }
+        }
+        return position == registrations.count
     }
 
     /// Unregisters everywhere. Caller holds the lock.

@@ -70,7 +70,7 @@ enum FailureMessages {
         }
         let reads = failing.flatMap { evaluation.reads(ofCondition: $0) }
         return """
-        Assertion failed: \(what) after \(formatted(timeout)).\(readSection(reads))
+        Assertion failed: \(what) after \(formatted(timeout)).\(readSection(reads))\(probeSection(evaluation.consultedProbes))
 
         To fix, either:
           • Compare the expected values with the model's state shown above.
@@ -86,6 +86,16 @@ enum FailureMessages {
           • Trigger the action that sets the value before unwrapping it.
           • If the model needs more time, pass a longer `timeout:` or raise `tester.timeout`.
         """
+    }
+
+    private static func probeSection(_ probes: [TestProbe]) -> String {
+        guard !probes.isEmpty else { return "" }
+        let lines = probes.map { probe -> String in
+            let calls = probe.unassertedCalls
+            if calls.isEmpty { return "\(probe.name) has no unasserted calls" }
+            return "\(probe.name) was called: " + calls.map { probeCallLine(probe, $0) }.joined(separator: ", ")
+        }
+        return "\n\nProbes it checked:\n\(indented(lines))"
     }
 
     private static func readSection(_ reads: some Sequence<ModelAccessRecorder.PropertyRead>) -> String {

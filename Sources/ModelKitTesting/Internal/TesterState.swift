@@ -101,6 +101,7 @@ final class AssertScope {
     var matchedEvents: Set<UInt64> = []
     var matchedProbeCalls: Set<UInt64> = []
     var matchedProbes: [TestProbe] = []
+    var consultedProbes: [TestProbe] = []
     /// The read count after each expression of an assertion builder.
     var readMarks: [Int] = []
 
