@@ -50,6 +50,21 @@ extension Model where Event: Equatable {
     /// await tester.assert(detail.didSend(.startMeeting))
     /// ```
     public func didSend(_ event: Event) -> Bool {
+        didSendEvent(event)
+    }
+}
+
+extension Model {
+    /// Whether this model sent `event`, an event of any `Equatable` type (`node.send(AppEvent.logout)`).
+    ///
+    /// ```swift
+    /// await tester.assert(settings.didSend(AppEvent.logout))
+    /// ```
+    public func didSend<OtherEvent: Equatable & Sendable>(_ event: OtherEvent) -> Bool {
+        didSendEvent(event)
+    }
+
+    private func didSendEvent<E: Equatable>(_ event: E) -> Bool {
         guard let state = hierarchy?.testingSupport?.owner as? TesterState, let sender = contextID else {
             return false
         }
@@ -58,7 +73,7 @@ extension Model where Event: Equatable {
             log.events.first { entry in
                 entry.record.senderID == sender
                     && !(scope?.matchedEvents.contains(entry.sequence) ?? false)
-                    && (entry.record.event as? Event) == event
+                    && (entry.record.event as? E) == event
             }?.sequence
         }
         guard let match else { return false }

@@ -67,7 +67,8 @@ public final class Tester: Sendable {
     /// timeout) for their other tasks, reports each task still running where it was started,
     /// checks exhaustivity, and tears the hierarchy down.
     ///
-    /// Optional: releasing the tester does the same, without waiting for tasks.
+    /// Optional: releasing the tester does the same, but then waits for running tasks by blocking the
+    /// releasing thread (up to the timeout). Prefer `await tester.finish()` when tasks may still run.
     public func finish(isolation: isolated (any Actor)? = #isolation) async {
         guard beginFinishing() else { return }
         state.flushDeferredFailures()

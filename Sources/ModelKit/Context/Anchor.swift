@@ -1,7 +1,8 @@
 /// Keeps a hierarchy alive. Held only by the model value `withAnchor` returns and its copies; when the
 /// last of them is released the hierarchy is torn down.
+@usableFromInline
 final class Anchor: Sendable {
-    let box: NodeBox
+    @usableFromInline let box: NodeBox
     let hierarchy: Hierarchy
 
     init(box: NodeBox, hierarchy: Hierarchy) {

@@ -65,17 +65,17 @@ extension Context {
         var existing = slots[index] ?? SlotChildren()
         for child in existing.list { child.markStamp = stamp }
 
-        let sink = ReconcileSink(parent: self, slot: index, stamp: stamp)
+        let sink = ReconcileSink(parent: self, slot: index, stamp: stamp, expectedCount: existing.list.count)
         var visitor = ContainerVisitor(sink: sink)
         schema.visitChildren(index, cell: cell, &visitor)
 
-        var list: [Context] = []
-        list.reserveCapacity(sink.entries.count)
+        // The kept children are already in order; place the others (shared, new, continued) among
+        // them, last position first so that earlier positions stay valid.
+        var list = sink.kept
         var addedIDs: Set<AnyHashable> = []
-        for entry in sink.entries {
+        var placed: [(position: Int, child: Context)] = []
+        for (position, entry) in sink.others {
             switch entry {
-            case .kept(let child):
-                list.append(child)
             case .shared(let child):
                 if let key = child.idKey, let other = existing.byID[key], other !== child {
                     reportDuplicate(key, slot: index)
@@ -83,15 +83,28 @@ extension Context {
                 }
                 child.places.append(Place(parent: self, slot: index))
                 child.keptStamp = stamp
-                list.append(child)
+                placed.append((position, child))
                 if let key = child.idKey { existing.byID[key] = child }
             case .initial(let initial):
+                if let context = initial.box.context {
+                    // Anchored earlier in this same write (it appears twice, or also inside a new
+                    // sibling): it is now a live model like any other.
+                    if context.keptStamp == stamp || context.places.contains(where: { $0.parent === self && $0.slot == index }) {
+                        sink.reportTwice(typeName: context.typeName)
+                        continue
+                    }
+                    guard context.hierarchy === hierarchy, context.state.isLive else { continue }
+                    context.places.append(Place(parent: self, slot: index))
+                    context.keptStamp = stamp
+                    placed.append((position, context))
+                    continue
+                }
                 if let id = initial.id {
                     if let live = existing.byID[id], live.markStamp == stamp, live.keptStamp != stamp,
                        live.schema === initial.schema {
                         live.keptStamp = stamp
                         initial.adopt(live)
-                        list.append(live)
+                        placed.append((position, live))
                         continue
                     }
                     if existing.byID[id] != nil || !addedIDs.insert(id).inserted {
@@ -102,18 +115,25 @@ extension Context {
                 let child = initial.anchor(hierarchy, Place(parent: self, slot: index), dependencies)
                 guard child.state.isLive else { continue }
                 child.keptStamp = stamp
-                list.append(child)
+                placed.append((position, child))
                 if let id = initial.id { existing.byID[id] = child }
-            case .rejected(let issue):
-                hierarchy.deferIssue(issue)
             }
         }
+        for (position, child) in placed.reversed() {
+            list.insert(child, at: position)
+        }
+        for issue in sink.issues {
+            hierarchy.deferIssue(issue)
+        }
+        sink.clearIssues()
 
-        for child in existing.list where child.keptStamp != stamp {
-            if let key = child.idKey, existing.byID[key] === child {
-                existing.byID[key] = nil
+        if sink.kept.count != existing.list.count {
+            for child in existing.list where child.keptStamp != stamp {
+                if let key = child.idKey, existing.byID[key] === child {
+                    existing.byID[key] = nil
+                }
+                child.removePlace(parent: self, slot: index)
             }
-            child.removePlace(parent: self, slot: index)
         }
         existing.list = list
         slots[index] = list.isEmpty ? nil : existing
@@ -213,37 +233,67 @@ extension Context {
 
 /// Matches the models of a child slot's new value against the slot's live children.
 final class ReconcileSink: VisitSink {
+    /// A model met that is not simply kept.
     enum Entry {
-        case kept(Context)
         case shared(Context)
         case initial(InitialModel)
-        case rejected(ModelIssue)
     }
 
-    struct InitialModel {
+    /// A model not anchored yet (a reference, so that entries stay one word).
+    final class InitialModel {
+        let box: NodeBox
         /// The id to match live children with; nil for `ModelID`s, which no other instance shares.
         let id: AnyHashable?
         let schema: AnySchema
         let anchor: (Hierarchy, Place, DependencyValues) -> Context
         let adopt: (Context) -> Void
+
+        init(
+            box: NodeBox, id: AnyHashable?, schema: AnySchema,
+            anchor: @escaping (Hierarchy, Place, DependencyValues) -> Context,
+            adopt: @escaping (Context) -> Void
+        ) {
+            self.box = box
+            self.id = id
+            self.schema = schema
+            self.anchor = anchor
+            self.adopt = adopt
+        }
     }
 
     let parent: Context
     let slot: Int
     let stamp: UInt64
-    private(set) var entries: [Entry] = []
+    // Safety (exclusivity): only this sink's own visits append, one call at a time.
+    /// The children still in the slot, in their new order.
+    @exclusivity(unchecked) private(set) var kept: [Context] = []
+    /// The other models met, each with its position among the kept ones.
+    @exclusivity(unchecked) private(set) var others: [(position: Int, entry: Entry)] = []
+    @exclusivity(unchecked) private(set) var issues: [ModelIssue] = []
 
-    init(parent: Context, slot: Int, stamp: UInt64) {
+    init(parent: Context, slot: Int, stamp: UInt64, expectedCount: Int) {
         self.parent = parent
         self.slot = slot
         self.stamp = stamp
+        kept.reserveCapacity(expectedCount)
+    }
+
+    /// A child still in this slot: kept, known by its box alone.
+    override func visitKnown(_ box: NodeBox) -> Bool {
+        guard let context = box.context, context.markStamp == stamp, context.keptStamp != stamp,
+              context.hierarchy === parent.hierarchy
+        else { return false }
+        context.keptStamp = stamp
+        kept.append(context)
+        return true
     }
 
     override func visit<M: Model>(_ model: M, visitor: inout ContainerVisitor) {
         let box = model.node.box
         guard let context = box.context else {
             let schema = Schema<M>.shared(model)
-            entries.append(.initial(InitialModel(
+            others.append((kept.count, .initial(InitialModel(
+                box: box,
                 id: schema.usesInstanceIdentity ? nil : AnyHashable(model.id),
                 schema: schema,
                 anchor: { hierarchy, place, dependencies in
@@ -252,35 +302,37 @@ final class ReconcileSink: VisitSink {
                 adopt: { live in
                     live.adopt(model)
                 }
-            )))
+            ))))
             return
         }
-        entries.append(classify(context, typeName: context.schema.typeName))
+        classify(context, typeName: context.schema.typeName)
     }
 
-    private func classify(_ context: Context, typeName: String) -> Entry {
-        // The common case first: a child still in this slot. This pass marked exactly the slot's
-        // live children with `stamp` (stamps are never reused within a hierarchy), so the mark and
-        // the hierarchy are all it takes.
+    /// Sorts a live model met in the new value: kept, shared from elsewhere, or rejected.
+    private func classify(_ context: Context, typeName: String) {
+        // The common case: a child still in this slot. This pass marked exactly the slot's live
+        // children with `stamp` (stamps are never reused within a hierarchy), so the mark and the
+        // hierarchy are all it takes.
         if context.markStamp == stamp && context.keptStamp != stamp && context.hierarchy === parent.hierarchy {
             context.keptStamp = stamp
-            return .kept(context)
+            kept.append(context)
+            return
         }
         let property = "\(parent.typeName).\(parent.schema.name(slot))"
         if context.state == .frozen {
-            return .rejected(ModelIssue(
+            return reject(ModelIssue(
                 "A frozen copy of \(typeName) was added to \(property); frozen copies cannot be anchored.",
                 fixes: ["Add a new \(typeName) built from the frozen copy's values."]
             ))
         }
         if context.hierarchy !== parent.hierarchy {
-            return .rejected(ModelIssue(
+            return reject(ModelIssue(
                 "A \(typeName) anchored in another hierarchy was added to \(property); it was not anchored here.",
                 fixes: ["Create a new \(typeName) for this hierarchy, or share state through a dependency."]
             ))
         }
         if !context.state.isLive {
-            return .rejected(ModelIssue(
+            return reject(ModelIssue(
                 "A destructed \(typeName) was added to \(property); destructed models cannot be anchored again.",
                 fixes: [
                     "Create a new \(typeName) instead of re-inserting a removed one.",
@@ -289,17 +341,33 @@ final class ReconcileSink: VisitSink {
             ))
         }
         if context.keptStamp == stamp {
-            return .rejected(ModelIssue(
+            return reject(ModelIssue(
                 "\(property) holds the same \(typeName) twice; it was anchored once.",
                 fixes: ["Store each model once per collection."]
             ))
         }
         if parent.isSelfOrAncestor(context) {
-            return .rejected(ModelIssue(
+            return reject(ModelIssue(
                 "A \(typeName) was added to \(property), which is inside that same \(typeName); a model cannot be its own descendant.",
                 fixes: ["Remove the model from its current place first, or add a new instance."]
             ))
         }
-        return .shared(context)
+        others.append((kept.count, .shared(context)))
+    }
+
+    private func reject(_ issue: ModelIssue) {
+        issues.append(issue)
+    }
+
+    /// Reports a model met twice in this slot's new value.
+    func reportTwice(typeName: String) {
+        issues.append(ModelIssue(
+            "\(parent.typeName).\(parent.schema.name(slot)) holds the same \(typeName) twice; it was anchored once.",
+            fixes: ["Store each model once per collection."]
+        ))
+    }
+
+    func clearIssues() {
+        issues = []
     }
 }

@@ -23,8 +23,9 @@ import Synchronization
 //
 // User code that does run under the hierarchy lock, because its result decides the write:
 // `Equatable.==` of a tracked value, `ModelContainer.visit`, a custom `id` getter, the mutation of
-// a compound update (`items.append(x)`), `withDependencies` closures at anchoring, and a
-// `transaction` body. Such code holds the lock as a *section*: it may read and write the same
+// a compound update (`items.append(x)`), `withDependencies` closures at anchoring, `observe`
+// expressions and `change(of:)`/`onChange(of:)` key paths (evaluated for the commit they observe),
+// and a `transaction` body. Such code holds the lock as a *section*: it may read and write the same
 // hierarchy on the same thread (the access sees `isHeldByCurrentThread` and proceeds under the hold,
 // its side effects joining the section's pending work), but it must not wait for another thread that
 // uses the hierarchy. Locks are not recursive: anything else that re-enters is a bug.

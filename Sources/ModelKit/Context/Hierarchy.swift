@@ -1,5 +1,7 @@
 /// The state shared by all models of one anchored hierarchy: the lock, the work collected while it is
 /// held, the ordered delivery queue of streams, and the hooks of debugging and testing tools.
+import Synchronization
+
 @usableFromInline
 package final class Hierarchy: @unchecked Sendable {
     let lock: HierarchyLock
@@ -27,7 +29,13 @@ package final class Hierarchy: @unchecked Sendable {
     @exclusivity(unchecked) var hasHooks = false
     /// Hooks recorded something this section; they are told once it is committed.
     @exclusivity(unchecked) var hooksToNotify = false
-    @exclusivity(unchecked) var resolvedDefaults: [ObjectIdentifier: DependencyValues.Entry] = [:]
+    @exclusivity(unchecked) var resolvedDefaults = DependencyList()
+    /// Resolved defaults that are not models, published for reads without the lock
+    /// (`Unmanaged<DefaultsSnapshot>` bits, 0 before the first).
+    let defaultsSnapshotBits = Atomic<UInt>(0)
+    /// Every snapshot published, kept until the hierarchy is freed so that a reader never has to
+    /// retain one. (Models are left out: a model dependency's value refers back to the hierarchy.)
+    @exclusivity(unchecked) var publishedDefaults: [DefaultsSnapshot] = []
     @exclusivity(unchecked) var dependencyModels: [ObjectIdentifier: Context] = [:]
     /// How many event listeners the hierarchy's models have: sending is free when there are none.
     @exclusivity(unchecked) var eventListenerCount = 0
@@ -232,7 +240,7 @@ package final class Hierarchy: @unchecked Sendable {
                 context.destruct(into: &batch)
             }
             dependencyModels = [:]
-            resolvedDefaults = [:]
+            resolvedDefaults = DependencyList()
             root = nil
             if !batch.isEmpty { pendingActions.append(.teardown(batch)) }
         }

@@ -19,31 +19,50 @@
 /// Descendants inherit their parent's values, including overrides. A value that was not overridden
 /// is the key's `liveValue` (its `testValue` under a Tester), resolved once per hierarchy.
 public struct DependencyValues: Sendable {
-    enum Entry: @unchecked Sendable {
-        // Safety: values are `Sendable` (`DependencyKey.Value: Sendable`); the enum only records
-        // whether the value is a model that must be anchored on first use.
-        case value(any Sendable)
-        case model(any Sendable)
+    typealias Storage = DependencyList
 
-        init<V: Sendable>(_ value: V) {
-            self = value is any Model ? .model(value) : .value(value)
-        }
+    /// Either values being configured (at anchoring, in `withDependencies`), or the values of a
+    /// model's place, which it reads through (one reference to copy).
+    @usableFromInline
+    enum Source: Sendable {
+        case values(DependencyList, Hierarchy?)
+        case context(Context)
     }
 
-    typealias Storage = [ObjectIdentifier: Entry]
-
-    private(set) var storage: Storage = [:]
-    private let hierarchy: Hierarchy?
-    /// Set on the copy a model reads through, so that defaults resolve for (and report against) it.
-    private var resolvingContext: Context?
+    @usableFromInline var source: Source
 
     init(hierarchy: Hierarchy?) {
-        self.hierarchy = hierarchy
+        source = .values(DependencyList(), hierarchy)
     }
 
     init(storage: Storage, hierarchy: Hierarchy) {
-        self.storage = storage
-        self.hierarchy = hierarchy
+        source = .values(storage, hierarchy)
+    }
+
+    /// The values a model reads through: defaults resolve for (and report against) `context`.
+    init(resolvingFor context: Context) {
+        source = .context(context)
+    }
+
+    /// The overrides.
+    var storage: Storage {
+        switch source {
+        case .values(let storage, _): storage
+        case .context(let context): context.dependencyStorage
+        }
+    }
+
+    var hierarchy: Hierarchy? {
+        switch source {
+        case .values(_, let hierarchy): hierarchy
+        case .context(let context): context.hierarchy
+        }
+    }
+
+    @usableFromInline
+    var resolvingContext: Context? {
+        if case .context(let context) = source { return context }
+        return nil
     }
 
     /// Whether these values belong to a hierarchy under a Tester (test values are used).
@@ -51,75 +70,136 @@ public struct DependencyValues: Sendable {
 
     /// The value for `key`: an override if one was set, otherwise the key's default.
     public subscript<Key: DependencyKey>(key: Key.Type) -> Key.Value {
+        @inlinable
         get {
-            if let context = resolvingContext {
-                return resolve(key, for: context)
-            }
-            switch storage[ObjectIdentifier(key)] {
-            case .value(let value), .model(let value):
-                return value as! Key.Value
-            case nil:
-                return defaultValue(key)
-            }
+            // Specialized at the call site: the lookup itself is one non-generic call.
+            let box = box(for: ObjectIdentifier(key)) { makeDefault(key) }
+            let value = box.value(of: Key.Value.self)
+            guard box.isModel, let context = resolvingContext else { return value }
+            return context.hierarchy.dependencyModel(key, value: value, for: context)
         }
         set {
-            storage[ObjectIdentifier(key)] = Entry(newValue)
+            var storage = self.storage
+            storage[ObjectIdentifier(key)] = TypedDependencyBox(newValue)
+            source = .values(storage, hierarchy)
         }
     }
 
-    /// The key's default without reporting: inside an override closure reading the base value to
-    /// modify it is fine even when the key has no test value.
-    private func defaultValue<Key: DependencyKey>(_ key: Key.Type) -> Key.Value {
-        if let hierarchy, let entry = hierarchy.cachedDefault(key) {
-            switch entry {
-            case .value(let value), .model(let value): return value as! Key.Value
+    /// The box for the key `id`: its override, else the hierarchy's default (made by `makeDefault`
+    /// the first time, and reported under a Tester when the key has no test value).
+    @usableFromInline
+    func box(for id: ObjectIdentifier, makeDefault: () -> DefaultResolution) -> DependencyBox {
+        switch source {
+        case .context(let context):
+            if let box = context.dependencyStorage[id] { return box }
+            return context.hierarchy.defaultBox(for: id, resolvingFor: context, makeDefault: makeDefault)
+        case .values(let storage, let hierarchy):
+            // Configuring (an override closure reading the base value to modify it): use the
+            // hierarchy's default if one was resolved, else make one without caching or reporting,
+            // so that a model's first use still resolves (and, under a Tester, reports) properly.
+            if let box = storage[id] ?? hierarchy?.existingDefault(id) { return box }
+            return makeDefault().box
+        }
+    }
+
+    /// The key's default, boxed, with whether a Tester's hierarchy used a missing `testValue`.
+    @usableFromInline
+    func makeDefault<Key: DependencyKey>(_ key: Key.Type) -> DefaultResolution {
+        guard isTesting else { return DefaultResolution(box: TypedDependencyBox(Key.liveValue), keyName: "", missingTestValue: false) }
+        let (value, missing) = MissingTestValue.check { Key.testValue }
+        return DefaultResolution(box: TypedDependencyBox(value), keyName: typeName(key), missingTestValue: missing)
+    }
+}
+
+/// A key's default value, resolved for a hierarchy.
+@usableFromInline
+struct DefaultResolution {
+    let box: DependencyBox
+    let keyName: String
+    let missingTestValue: Bool
+}
+
+/// An immutable set of resolved defaults, read without the hierarchy lock.
+final class DefaultsSnapshot: Sendable {
+    let defaults: DependencyList
+
+    init(defaults: DependencyList) {
+        self.defaults = defaults
+    }
+}
+
+/// The overrides of one place in the hierarchy: a short list searched linearly (an app overrides a
+/// handful of keys; comparing a few pointers beats hashing).
+@usableFromInline
+struct DependencyList: Sendable {
+    private var entries: [(id: ObjectIdentifier, box: DependencyBox)] = []
+
+    subscript(id: ObjectIdentifier) -> DependencyBox? {
+        get {
+            for entry in entries where entry.id == id { return entry.box }
+            return nil
+        }
+        set {
+            if let index = entries.firstIndex(where: { $0.id == id }) {
+                if let newValue { entries[index].box = newValue } else { entries.remove(at: index) }
+            } else if let newValue {
+                entries.append((id, newValue))
             }
         }
-        return isTesting ? MissingTestValue.check { Key.testValue }.0 : Key.liveValue
+    }
+}
+
+/// A dependency value, boxed with its type so that reading it back needs no dynamic cast.
+@usableFromInline
+class DependencyBox: @unchecked Sendable {
+    // Safety: immutable; subclasses hold `Sendable` values.
+    /// Whether the value is a model, anchored into the hierarchy on first use.
+    @usableFromInline let isModel: Bool
+
+    init(isModel: Bool) {
+        self.isModel = isModel
     }
 
-    /// Resolves `key` for a model: its override, else the hierarchy's default; a model value is
-    /// anchored into the hierarchy on first use.
-    func resolve<Key: DependencyKey>(_ key: Key.Type, for context: Context) -> Key.Value {
-        let entry = storage[ObjectIdentifier(key)] ?? context.hierarchy.resolveDefault(key, for: context)
-        switch entry {
-        case .value(let value):
-            return value as! Key.Value
-        case .model(let value):
-            return context.hierarchy.dependencyModel(key, value: value as! Key.Value, for: context)
-        }
+    /// The value; `Value` must be the type the box was made for (the dependency key's `Value`).
+    @inlinable @inline(__always)
+    final func value<Value>(of _: Value.Type) -> Value {
+        unsafeDowncast(self, to: TypedDependencyBox<Value>.self).value
     }
+}
 
-    /// A copy whose reads resolve for `context`.
-    func resolving(for context: Context) -> DependencyValues {
-        var copy = self
-        copy.resolvingContext = context
-        return copy
+@usableFromInline
+final class TypedDependencyBox<Value>: DependencyBox, @unchecked Sendable {
+    // Safety: immutable; only created for `DependencyKey.Value`s, which are `Sendable`.
+    @usableFromInline let value: Value
+
+    @usableFromInline
+    init(_ value: Value) {
+        self.value = value
+        super.init(isModel: value is any Model)
     }
 }
 
 extension Hierarchy {
-    func cachedDefault<Key: DependencyKey>(_ key: Key.Type) -> DependencyValues.Entry? {
-        lock.withShortLock { resolvedDefaults[ObjectIdentifier(key)] }
-    }
-
-    /// The key's default for this hierarchy, resolved once. Under a Tester a key without a test
-    /// value is reported once per hierarchy (its live value is used).
-    func resolveDefault<Key: DependencyKey>(_ key: Key.Type, for context: Context) -> DependencyValues.Entry {
-        let id = ObjectIdentifier(key)
-        if let entry = lock.withShortLock({ resolvedDefaults[id] }) {
-            return entry
+    /// The hierarchy's default for the key `id`, resolved once (outside the lock: `liveValue` and
+    /// `testValue` are user code). Under a Tester, a key without a test value is reported once per
+    /// hierarchy, against the model that used it (its live value is used).
+    @usableFromInline
+    func defaultBox(
+        for id: ObjectIdentifier, resolvingFor context: Context?, makeDefault: () -> DefaultResolution
+    ) -> DependencyBox {
+        if let box = publishedDefault(id) ?? cachedDefault(id) {
+            return box
         }
-        // Resolved outside the lock: `liveValue` and `testValue` are user code.
-        let (value, missing) = testing == nil ? (Key.liveValue, false) : MissingTestValue.check { Key.testValue }
-        let entry = DependencyValues.Entry(value)
-        let (resolved, report): (DependencyValues.Entry, Bool) = lock.withShortLock {
+        let resolution = makeDefault()
+        let (resolved, report): (DependencyBox, Bool) = lock.withShortLock {
             if let existing = resolvedDefaults[id] { return (existing, false) }
-            resolvedDefaults[id] = entry
-            return (entry, missing && reportedMissingDependencies.insert(id).inserted)
+            resolvedDefaults[id] = resolution.box
+            if !resolution.box.isModel { publishDefault(id, resolution.box) }
+            return (resolution.box, resolution.missingTestValue && context != nil
+                && reportedMissingDependencies.insert(id).inserted)
         }
-        if report {
-            let name = typeName(Key.self)
+        if report, let context {
+            let name = resolution.keyName
             self.report(ModelIssue(
                 "\(context.typeName) used the dependency \(name), which has no testValue and was not overridden in this test; its liveValue was used.",
                 fixes: [
@@ -131,8 +211,40 @@ extension Hierarchy {
         return resolved
     }
 
+    /// The published default of the key `id`, read without the lock.
+    private func publishedDefault(_ id: ObjectIdentifier) -> DependencyBox? {
+        let bits = defaultsSnapshotBits.load(ordering: .acquiring)
+        guard bits != 0 else { return nil }
+        return Unmanaged<DefaultsSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
+            ._withUnsafeGuaranteedRef { $0.defaults[id] }
+    }
+
+    /// Publishes a new snapshot with `box` added. Caller holds the lock.
+    private func publishDefault(_ id: ObjectIdentifier, _ box: DependencyBox) {
+        var defaults = publishedDefaults.last?.defaults ?? DependencyList()
+        defaults[id] = box
+        let snapshot = DefaultsSnapshot(defaults: defaults)
+        publishedDefaults.append(snapshot)
+        defaultsSnapshotBits.store(UInt(bitPattern: Unmanaged.passUnretained(snapshot).toOpaque()), ordering: .releasing)
+    }
+
+    /// The default of the key `id` if it was resolved already.
+    func existingDefault(_ id: ObjectIdentifier) -> DependencyBox? {
+        publishedDefault(id) ?? cachedDefault(id)
+    }
+
+    /// The resolved default of the key `id`, if any: the read path, like a tracked read's.
+    private func cachedDefault(_ id: ObjectIdentifier) -> DependencyBox? {
+        if lock.tryLockForRead() {
+            defer { lock.unlockAfterRead() }
+            return resolvedDefaults[id]
+        }
+        return lock.withShortLock { resolvedDefaults[id] }
+    }
+
     /// The model used as dependency `Key`, anchored into this hierarchy (inheriting the
     /// dependencies of the model that first uses it) on first use.
+    @usableFromInline
     func dependencyModel<Key: DependencyKey>(_ key: Key.Type, value: Key.Value, for context: Context) -> Key.Value {
         guard let model = value as? any Model else { return value }
         return anchorDependency(model, for: context) as! Key.Value
@@ -156,19 +268,40 @@ extension ModelNode {
     /// ```swift
     /// let fact = try await node[FactClient.self].fetch(count)
     /// ```
+    @inlinable
     public subscript<Key: DependencyKey>(
         key: Key.Type,
         fileID fileID: StaticString = #fileID, filePath filePath: StaticString = #filePath,
         line line: UInt = #line, column column: UInt = #column
     ) -> Key.Value {
-        guard let context = context(for: "[\(typeName(key)).self]", fileID: fileID, filePath: filePath, line: line, column: column) else {
-            return DependencyValues(hierarchy: nil)[key]
+        dependencies(forKey: key, fileID: fileID, filePath: filePath, line: line, column: column)[key]
+    }
+
+    /// The dependencies the model reads `key` through (reporting, at the call site, when it is not
+    /// anchored).
+    @usableFromInline
+    func dependencies<Key>(
+        forKey key: Key.Type, fileID: StaticString, filePath: StaticString, line: UInt, column: UInt
+    ) -> DependencyValues {
+        guard let context = context(
+            for: "[\(typeName(key)).self]", fileID: fileID, filePath: filePath, line: line, column: column,
+            consequence: "its default value was returned"
+        ) else {
+            return DependencyValues(hierarchy: nil)
         }
-        return context.dependencies.resolve(key, for: context)
+        return DependencyValues(resolvingFor: context)
     }
 
     /// The dependency at `keyPath` of ``DependencyValues``: `node.factClient`, `node.uuid()`.
+    @inlinable
     public subscript<Value>(dynamicMember keyPath: KeyPath<DependencyValues, Value>) -> Value {
+        // Inlined so that a key path literal becomes a direct call of the property's getter.
+        dependenciesForReading(Value.self)[keyPath: keyPath]
+    }
+
+    /// The dependencies the model reads through (reporting when it is not anchored).
+    @usableFromInline
+    func dependenciesForReading<Value>(_ valueType: Value.Type) -> DependencyValues {
         guard let context = anchoredContext else {
             // A dynamic member cannot capture its call site; the report names the dependency's type.
             reportIssue(ModelIssue(
@@ -177,8 +310,8 @@ extension ModelNode {
                     "Anchor the root model first (`withAnchor()`, or `andTester()` in tests), and read dependencies from the model's methods or `onActivate`.",
                 ]
             ))
-            return DependencyValues(hierarchy: nil)[keyPath: keyPath]
+            return DependencyValues(hierarchy: nil)
         }
-        return context.dependencies.resolving(for: context)[keyPath: keyPath]
+        return DependencyValues(resolvingFor: context)
     }
 }

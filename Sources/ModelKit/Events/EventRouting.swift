@@ -128,8 +128,10 @@ extension ModelNode {
     ) {
         guard let context = context(for: "send", fileID: fileID, filePath: filePath, line: line, column: column) else { return }
         if !context.send(event, to: relation) {
+            let state = context.lock.withShortLock { context.state }
+            let what = state == .frozen ? "from a frozen copy" : "after it was removed from its hierarchy"
             context.hierarchy.report(ModelIssue(
-                "\(typeName(M.self)) sent \(event) after it was removed from its hierarchy; the event was not delivered.",
+                "\(typeName(M.self)) sent \(event) \(what); the event was not delivered.",
                 fixes: ["Send events from models that are still anchored; check `lifetime == .anchored` in long-lived callbacks."],
                 fileID: fileID, filePath: filePath, line: line, column: column
             ))

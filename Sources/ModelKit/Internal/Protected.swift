@@ -161,10 +161,22 @@ package final class HierarchyLock: Sendable {
     /// other lock while holding it, so the lock order needs no bookkeeping here.
     @inlinable @inline(__always)
     package func tryLockForRead() -> Bool {
+        #if DEBUG
+        checkOrderForRead()
+        #endif
         guard mutex._unsafeTryLock() else { return false }
         handoff.acquire()
         return true
     }
+
+    #if DEBUG
+    /// Debug builds: a read takes the lock briefly without bookkeeping, but must still respect the
+    /// lock order.
+    @usableFromInline
+    func checkOrderForRead() {
+        LockOrder.willAcquire(self)
+    }
+    #endif
 
     @inlinable @inline(__always)
     package func unlockAfterRead() {
@@ -202,7 +214,9 @@ enum LockOrder {
     private static let held = ThreadLocal<Held>()
 
     static func willAcquire(_ lock: HierarchyLock) {
-        guard let top = held.value?.locks.last, top.rank.rawValue >= lock.rank.rawValue else { return }
+        guard let top = held.value?.locks.last, top.rank.rawValue >= lock.rank.rawValue,
+              top.id != ObjectIdentifier(lock)
+        else { return }
         reportIssue(ModelIssue(
             "A model of another hierarchy was used while this thread held a hierarchy for a transaction, an observe expression or an Equatable/visit/id implementation (it holds \(top.rank) and is taking \(lock.rank)); this can deadlock if another thread does the reverse.",
             fixes: [

@@ -136,6 +136,7 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
     }
 
     /// The value without observation or recording. The caller holds the guarding lock.
+    @inlinable
     final var peek: Value { value }
 
     // MARK: Writing
@@ -233,24 +234,15 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
         return ModifyToken(context: context, bits: bits, old: keepsOld ? value : nil, nested: false)
     }
 
+    /// An update of a cell not bound yet works on a copy of its value (see `Tracked`).
     @usableFromInline @inline(never)
     final func beginUnboundModify() -> ModifyToken {
-        if unboundLock.isHeldByCurrentThread {
-            return ModifyToken(context: nil, bits: 0, old: nil, nested: true)
-        }
-        unboundLock.lockForSection()
-        guard bindingBits.load(ordering: .acquiring) == 0 else {
-            unboundLock.unlockSection()
-            return beginModify()
-        }
-        return ModifyToken(context: nil, bits: 0, old: nil, nested: false)
+        ModifyToken(context: nil, bits: 0, old: readUnbound(), nested: false)
     }
 
     @inlinable
     final func endModify(_ token: ModifyToken) {
-        guard let context = token.context else {
-            return endUnboundModify(token)
-        }
+        guard let context = token.context else { return }
         guard let old = token.old else {
             // Nothing compares, records or refuses this update: it counts as a change.
             context.endUnrecordedModify(index)
@@ -269,11 +261,6 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
             context.recordChangeInSection(index, old: old, new: value)
             context.hierarchy.endSection()
         }
-    }
-
-    @usableFromInline @inline(never)
-    final func endUnboundModify(_ token: ModifyToken) {
-        if !token.nested { unboundLock.unlockSection() }
     }
 
     // MARK: AnyCell

@@ -14,23 +14,39 @@
 /// }
 /// ```
 public struct ContainerVisitor {
-    let sink: VisitSink
-    private(set) var path: [String]
+    @usableFromInline let sink: VisitSink
+    @usableFromInline private(set) var path: [String]
 
     init(sink: VisitSink) {
         self.sink = sink
         self.path = []
     }
 
+    @inlinable
     var tracksPath: Bool { sink.tracksPath }
 
     /// Visits one model.
+    @inlinable
     public mutating func visit<M: Model>(_ model: M) {
+        // The common case (a child still in its slot) needs only the model's identity, which is
+        // handed over without going through generics.
+        if sink.visitKnown(model.node.box) { return }
         sink.visit(model, visitor: &self)
     }
 
     /// Visits a nested container (an optional or array of models inside your own enum, say).
+    @inlinable
     public mutating func visit<C: ModelContainer>(_ container: C) {
+        if container is any Model || !tracksPath {
+            container.visit(&self)
+        } else {
+            visitLabeled(container)
+        }
+    }
+
+    /// Visits a container for a printed path: custom containers add their enum case name.
+    @usableFromInline
+    mutating func visitLabeled<C: ModelContainer>(_ container: C) {
         guard tracksPath, !(container is StandardContainer), !(container is any Model) else {
             container.visit(&self)
             return
@@ -42,6 +58,7 @@ public struct ContainerVisitor {
         }
     }
 
+    @usableFromInline
     mutating func withComponent(_ component: String, _ body: (inout ContainerVisitor) -> Void) {
         path.append(component)
         body(&self)
@@ -59,10 +76,17 @@ public struct ContainerVisitor {
 }
 
 /// What a ``ContainerVisitor`` does with each model it meets.
+@usableFromInline
 class VisitSink {
     /// Whether the visitor keeps the path of container components (`[2]`, `.detail`).
+    @usableFromInline
     var tracksPath: Bool { false }
 
+    /// Handles a model known by its identity alone, if the sink can; false to visit it in full.
+    @usableFromInline
+    func visitKnown(_ box: NodeBox) -> Bool { false }
+
+    @usableFromInline
     func visit<M: Model>(_ model: M, visitor: inout ContainerVisitor) {}
 }
 

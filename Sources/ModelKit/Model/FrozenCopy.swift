@@ -35,12 +35,11 @@ extension Model {
             let cell = property.cellOf(self).frozenCopy()
             property.replaceCell(&copy, cell)
         }
-        let cells = schema.cells(of: copy)
-        unboundLock.withShortLock {
-            box.bind(context)
-            for (index, cell) in cells.enumerated() {
-                cell.bind(to: context, index: index)
-            }
+        // The box and cells are new and not shared yet: binding them needs no lock (and taking the
+        // unanchored models' lock here, inside a frozen copy's section, would break the lock order).
+        box.bind(context)
+        for (index, cell) in schema.cells(of: copy).enumerated() {
+            cell.bind(to: context, index: index)
         }
         return copy
     }

@@ -54,6 +54,7 @@ extension Model {
     public func onActivate() {}
 
     /// Visits the model itself: a model is the simplest container of models.
+    @inlinable
     public func visit(_ visitor: inout ContainerVisitor) {
         visitor.visit(self)
     }

@@ -22,6 +22,7 @@ public protocol ModelContainer {
 }
 
 extension Optional: ModelContainer where Wrapped: ModelContainer {
+    @inlinable
     public func visit(_ visitor: inout ContainerVisitor) {
         if let wrapped = self {
             visitor.visit(wrapped)
@@ -30,9 +31,13 @@ extension Optional: ModelContainer where Wrapped: ModelContainer {
 }
 
 extension Array: ModelContainer where Element: ModelContainer {
+    @inlinable
     public func visit(_ visitor: inout ContainerVisitor) {
         guard visitor.tracksPath else {
-            for element in self { visitor.visit(element) }
+            // Elements are visited in place: no copy of each element per visit.
+            withUnsafeBufferPointer { elements in
+                for index in elements.indices { visitor.visit(elements[index]) }
+            }
             return
         }
         for (index, element) in enumerated() {

@@ -19,7 +19,7 @@
 /// In debug builds the first anchoring of each model type checks the registration against the
 /// type's declared `@Tracked` properties and reports a forgotten, doubled or misnamed entry.
 public struct ModelRegistrar<M: Model> {
-    var properties: [PropertyDescriptor<M>] = []
+    @usableFromInline var properties: [PropertyDescriptor<M>] = []
 
     init() {}
 
@@ -38,9 +38,11 @@ public struct ModelRegistrar<M: Model> {
     ///
     /// Models assigned to a child slot of an anchored model are anchored and activated; models
     /// removed from it are torn down. A new instance with the `id` of a live child continues that child.
+    @inlinable
     public mutating func track<Value: ModelContainer & Sendable>(
         _ name: String, _ keyPath: WritableKeyPath<M, Tracked<Value>>
     ) {
+        // Inlined so that visiting a child slot's value is specialized for its type.
         properties.append(PropertyDescriptor(name: name, keyPath: keyPath) { cell, visitor in
             visitor.visit(unsafeDowncast(cell, to: Cell<Value>.self).peek)
         })
@@ -48,6 +50,7 @@ public struct ModelRegistrar<M: Model> {
 }
 
 /// One registered property of a model type.
+@usableFromInline
 struct PropertyDescriptor<M: Model>: @unchecked Sendable {
     // Safety: immutable after registration; key paths are immutable values.
     let name: String
@@ -58,6 +61,7 @@ struct PropertyDescriptor<M: Model>: @unchecked Sendable {
     /// Whether the property's values are plain data (kept when the model is destructed).
     let holdsPlainData: Bool
 
+    @usableFromInline
     init<Value: Sendable>(
         name: String,
         keyPath: WritableKeyPath<M, Tracked<Value>>,

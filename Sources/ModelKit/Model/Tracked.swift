@@ -52,8 +52,16 @@ public struct Tracked<Value: Sendable>: Sendable {
         nonmutating set { cell.write(newValue) }
         nonmutating _modify {
             let token = cell.beginModify()
-            defer { cell.endModify(token) }
-            yield &cell.value
+            if token.context == nil {
+                // Not anchored: the update runs on a copy, outside any lock (it may read anchored
+                // models, whose locks come first in the lock order), and is written back.
+                var copy = token.old.unsafelyUnwrapped
+                yield &copy
+                cell.write(copy)
+            } else {
+                defer { cell.endModify(token) }
+                yield &cell.value
+            }
         }
     }
 

@@ -23,7 +23,10 @@ extension ModelNode {
         if let context = box.context {
             return try context.hierarchy.withSection(body)
         }
-        _ = context(for: "transaction", fileID: fileID, filePath: filePath, line: line, column: column)
+        _ = context(
+            for: "transaction", fileID: fileID, filePath: filePath, line: line, column: column,
+            consequence: "the closure ran without a transaction"
+        )
         return try body()
     }
 }

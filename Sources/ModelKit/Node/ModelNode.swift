@@ -35,9 +35,10 @@
 public struct ModelNode<M: Model>: Sendable {
     /// One word: the instance's box, or (in the copies `withAnchor` returns) the anchor that keeps
     /// the hierarchy alive, which refers to the box.
-    private var reference: Reference
+    @usableFromInline var reference: Reference
 
-    private enum Reference: Sendable {
+    @usableFromInline
+    enum Reference: Sendable {
         case plain(NodeBox)
         case anchoring(Anchor)
     }
@@ -51,6 +52,7 @@ public struct ModelNode<M: Model>: Sendable {
         reference = .plain(box)
     }
 
+    @inlinable
     var box: NodeBox {
         switch reference {
         case .plain(let box): box
@@ -65,14 +67,15 @@ public struct ModelNode<M: Model>: Sendable {
 
     /// The model's context, or a report naming `api` when the model is not anchored.
     func context(
-        for api: @autoclosure () -> String, fileID: StaticString, filePath: StaticString, line: UInt, column: UInt
+        for api: @autoclosure () -> String, fileID: StaticString, filePath: StaticString, line: UInt, column: UInt,
+        consequence: @autoclosure () -> String = "nothing happened"
     ) -> Context? {
         if let context = box.context {
             return context
         }
         let name = typeName(M.self)
         reportIssue(ModelIssue(
-            "\(name).node.\(api()) was used on a \(name) that is not anchored; nothing happened.",
+            "\(name).node.\(api()) was used on a \(name) that is not anchored; \(consequence()).",
             fixes: [
                 "Anchor the root model first (`withAnchor()`, or `andTester()` in tests), and call this from the model's methods or `onActivate`.",
                 "To configure a model before it is anchored, use `withDependencies` or `withActivation`.",

@@ -2,6 +2,7 @@ import Synchronization
 
 /// The identity of one model instance, shared by all its copies: its id, the modifiers set before
 /// anchoring, and (once anchored) its context.
+@usableFromInline
 final class NodeBox: @unchecked Sendable {
     let id: ModelID
 

@@ -29,12 +29,13 @@ final class TesterState: HierarchyHook, Sendable {
     /// Signalled whenever a task of the hierarchy ends, for the blocking wait of a released tester.
     let workEnded = DispatchSemaphore(value: 0)
     /// The test this tester belongs to, for routing reports that do not name a hierarchy.
-    let testKey = TestingIssueRouting.testerStarted()
+    let testKey: String
 
     init(exhaustivity: Exhaustivity, location: SourceLocation) {
         self.log = Protected(Log(exhaustivity: exhaustivity))
         self.location = location
         self.usesSwiftTesting = FailureRecording.isSwiftTestingRunning
+        self.testKey = TestingIssueRouting.testerStarted(at: location)
     }
 
     // MARK: HierarchyHook

@@ -6,31 +6,37 @@ import Synchronization
 /// (a `node` API used on an initial model, say), for the test whose task reports them.
 enum TestingIssueRouting {
     private static let installed = Atomic<Bool>(false)
-    /// The tests (by `FailureRecording.currentTestKey`) with active testers, and how many each.
-    private static let activeTests = Protected<[String: Int]>([:])
+    /// The tests (by `FailureRecording.currentTestKey`) with active testers: how many, and where
+    /// the first was created (reports without a call site are shown there).
+    private static let activeTests = Protected<[String: (count: Int, location: SourceLocation)]>([:])
 
     static func install() {
         guard !installed.exchange(true, ordering: .relaxed) else { return }
         IssueReporter.setTestingHandler { issue in
             let key = FailureRecording.currentTestKey
-            guard activeTests.withLock({ ($0[key] ?? 0) > 0 }) else { return false }
-            guard let location = issue.location else { return false }
-            FailureRecording.record(issue.message, at: location)
+            guard let active = activeTests.withLock({ $0[key] }), active.count > 0 else { return false }
+            FailureRecording.record(issue.message, at: issue.location ?? active.location)
             return true
         }
     }
 
     /// Registers a tester of the running test; returns the key to pass to ``testerEnded(_:)``.
-    static func testerStarted() -> String {
+    static func testerStarted(at location: SourceLocation) -> String {
         let key = FailureRecording.currentTestKey
-        activeTests.withLock { $0[key, default: 0] += 1 }
+        activeTests.withLock { tests in
+            if let existing = tests[key] {
+                tests[key] = (existing.count + 1, existing.location)
+            } else {
+                tests[key] = (1, location)
+            }
+        }
         return key
     }
 
     static func testerEnded(_ key: String) {
         activeTests.withLock { tests in
-            tests[key, default: 1] -= 1
-            if tests[key] == 0 { tests[key] = nil }
+            guard let existing = tests[key] else { return }
+            tests[key] = existing.count > 1 ? (existing.count - 1, existing.location) : nil
         }
     }
 }
