@@ -6,7 +6,8 @@ import ModelKit
 /// It handles what detail screens ask (``StandupDetail/Event``): deleting a standup pops its screen
 /// and removes it from the list; starting a meeting pushes a ``RecordMeeting`` whose saved
 /// transcript becomes a new meeting of the standup. It also saves the standups, one second after
-/// they stop changing.
+/// they stop changing: a save that fails shows in ``saveProblem``
+/// and is tried again at the next change; a file whose standups cannot be used is never saved over.
 ///
 /// ```swift
 /// let app = AppFeature().withAnchor()
@@ -31,10 +32,13 @@ struct AppFeature: Model {
     var node = ModelNode<Self>()
     @Tracked var path: [Path]
     @Tracked private(set) var standupsList: StandupsList
+    /// Why the last save did not happen; nil once a save succeeds.
+    @Tracked private(set) var saveProblem: SaveProblem?
 
-    init(path: [Path] = [], standupsList: StandupsList = StandupsList()) {
+    init(path: [Path] = [], standupsList: StandupsList = StandupsList(), saveProblem: SaveProblem? = nil) {
         self.path = path
         self.standupsList = standupsList
+        self.saveProblem = saveProblem
     }
 
     func onActivate() {
@@ -51,30 +55,58 @@ struct AppFeature: Model {
         }
 
         // Registered before the list loads its data (parents activate first), so that the load is
-        // saved once too.
+        // saved once too. A failed save is recorded in `saveProblem`; the next change tries again.
         let standups = node.observe(initial: false) { standupsList.standupDetails.map(\.standup) }
         node.forEach(standups.debounce(for: .seconds(1), clock: node.continuousClock)) { standups in
-            try? await save(standups)
+            await save(standups)
         }
     }
 
-    /// Saves the standups now if they differ from the stored ones: a quitting app calls it, so
-    /// that a save still waiting out its debounce is not lost.
+    /// Saves the standups now if they differ from the stored ones: a quitting app calls it, so that
+    /// a save still waiting out its debounce is not lost.
     ///
-    /// Stored data that cannot be decoded counts as an empty list, so an unreadable file is only
-    /// replaced once the standups were changed (by loading the mock data, say).
-    func saveChanges() async throws {
+    /// An empty list is not written where there is no file yet, or over a file that is kept: that
+    /// loses nothing.
+    ///
+    /// - Throws: Why the standups could not be saved (also recorded in ``saveProblem``).
+    func saveChanges() async throws(SaveProblem) {
         let standups = standupsList.standupDetails.map(\.standup)
-        let data = try? node.dataManager.load(.standups)
-        let stored = data.flatMap { try? JSONDecoder().decode([Standup].self, from: $0) } ?? []
-        guard standups != stored else { return }
-        try await save(standups)
+        switch node.dataManager.standups(in: node.standupsFile) {
+        case .standups(let stored) where stored == standups: return
+        case .none where standups.isEmpty, .unusable where standups.isEmpty: return
+        case .none, .standups, .unusable: break
+        }
+        if let problem = await save(standups) { throw problem }
     }
 
-    private func save(_ standups: [Standup]) async throws {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        try await node.dataManager.save(encoder.encode(standups), .standups)
+    /// Writes `standups` unless the file holds standups that cannot be used, and records the outcome
+    /// in ``saveProblem``.
+    ///
+    /// Saving never loses data: the file is read first, and one that is unreadable or from a newer
+    /// version is kept as it is; and ``DataManager`` writes atomically, so a failed write leaves the
+    /// file as it was.
+    ///
+    /// - Returns: Why they were not saved, or nil.
+    @discardableResult
+    private func save(_ standups: [Standup]) async -> SaveProblem? {
+        let file = node.standupsFile
+        let problem: SaveProblem?
+        if case .unusable(let fileProblem) = node.dataManager.standups(in: file) {
+            problem = SaveProblem(file: file, reason: .fileKept(fileProblem))
+        } else {
+            do {
+                try await node.dataManager.save(StandupsFile.encode(standups), file)
+                problem = nil
+            } catch {
+                problem = SaveProblem(file: file, reason: .writeFailed("\(error)"))
+            }
+        }
+        // Quitting may tear the app down while a debounced save is under way: then there is no one
+        // to show the outcome to. (The check and the write are atomic in a transaction.)
+        node.transaction {
+            if lifetime == .anchored { saveProblem = problem }
+        }
+        return problem
     }
 
     /// A meeting of `detail`'s standup; saving it adds a meeting to the standup and pops it.
@@ -99,6 +131,7 @@ struct AppFeature: Model {
     static func register(_ r: inout ModelRegistrar<Self>) {
         r.track("path", \.$path)
         r.track("standupsList", \.$standupsList)
+        r.track("saveProblem", \.$saveProblem)
     }
 }
 

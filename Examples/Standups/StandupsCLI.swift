@@ -11,7 +11,8 @@ import ModelKit
 ///
 /// Commands come from `--script`, else from standard input: typed at a terminal (the screen is
 /// redrawn as the models change), or piped (each command is followed by the screen, when it changed).
-/// Quitting saves changes not saved yet.
+/// Quitting saves changes not saved yet; when they cannot be saved, it says why on standard error
+/// and exits with status 1.
 @MainActor
 enum StandupsCLI {
     static let usage = """
@@ -86,7 +87,7 @@ enum StandupsCLI {
         // `anchor` keeps the hierarchy alive; the screen uses `app`, the same model, which does not.
         let anchor = app.withAnchor {
             $0.speechClient = speech.client
-            if let file = options.dataFile { $0.dataManager = .live(standupsFile: file) }
+            if let file = options.dataFile { $0.standupsFile = file }
         }
         let session = TerminalSession(screen: StandupsScreen(app: app, speech: speech))
         if let script = options.script {
@@ -96,7 +97,19 @@ enum StandupsCLI {
         } else {
             await session.runScript(StandardInput.lines())
         }
+        let status: Int32
+        do {
+            try await app.saveChanges()
+            status = 0
+        } catch {
+            let message = "\(error)\nStandups quit without saving your latest changes.\n"
+            FileHandle.standardError.write(Data(message.utf8))
+            status = 1
+        }
+        // Tear the app down (cancelling a debounced save) and let a save already writing finish:
+        // exiting in the middle of a write would leave its temporary file behind.
         withExtendedLifetime(anchor) {}
-        return 0
+        DataManager.finishLiveWrites()
+        return status
     }
 }

@@ -3,14 +3,20 @@ import ModelKit
 
 /// The list of standups, loaded from ``DataManager`` when it activates, with the form that adds one.
 ///
-/// When the stored data cannot be decoded, the list offers to load mock data instead
-/// (``Destination/dataFailedToLoad(confirmLoadMockData:)``). Nothing is saved until the user answers,
-/// so the unreadable file is left as it is.
+/// Stored data that cannot be used is never lost. When it cannot be read, the list offers to load
+/// mock data instead (``Destination/dataFailedToLoad(confirmLoadMockData:unreadable:)``); confirming
+/// first moves the unreadable file aside, declining leaves it where it is. When a newer version of
+/// the app wrote it, the list says so and shows nothing
+/// (``Destination/dataFromNewerVersion(file:version:)``). Either way the file stays untouched until
+/// it is moved aside: ``AppFeature`` does not save over a file whose standups cannot be used.
 struct StandupsList: Model {
     /// What the list shows over itself.
     enum Destination: ModelContainer, Sendable {
         case add(form: StandupForm, add: @Sendable (Standup) -> Void, dismiss: @Sendable () -> Void)
-        case dataFailedToLoad(confirmLoadMockData: @Sendable () -> Void)
+        /// The stored standups cannot be read: load mock data instead?
+        case dataFailedToLoad(confirmLoadMockData: @Sendable () -> Void, unreadable: UnreadableData)
+        /// The stored standups are of a format newer than this version reads; they are kept.
+        case dataFromNewerVersion(file: URL, version: Int)
 
         func visit(_ visitor: inout ContainerVisitor) {
             if case .add(let form, _, _) = self { visitor.visit(form) }
@@ -27,17 +33,31 @@ struct StandupsList: Model {
     }
 
     func onActivate() {
-        do {
-            let data = try node.dataManager.load(.standups)
-            let standups = try JSONDecoder().decode([Standup].self, from: data)
+        let file = node.standupsFile
+        switch node.dataManager.standups(in: file) {
+        case .none:
+            break
+        case .standups(let standups):
             standupDetails = standups.map { StandupDetail(standup: $0) }
-        } catch is DecodingError {
-            destination = .dataFailedToLoad(confirmLoadMockData: {
-                standupDetails = [Standup.mock, .designMock, .engineeringMock].map { StandupDetail(standup: $0) }
-            })
-        } catch {
-            // No data yet (or unreadable for another reason): start with an empty list.
+        case .unusable(.unreadable(let reason)):
+            let unreadable = UnreadableData(
+                file: file, reason: reason, keptAsideFile: file.keptAside(at: node.date.now)
+            )
+            destination = .dataFailedToLoad(
+                confirmLoadMockData: { loadMockData(keepingAside: unreadable) }, unreadable: unreadable
+            )
+        case .unusable(.newerFormat(let version)):
+            destination = .dataFromNewerVersion(file: file, version: version)
         }
+    }
+
+    /// Moves the unreadable file aside, then shows the mock standups.
+    ///
+    /// If the file cannot be moved, it stays where it is, unread: then ``AppFeature`` does not save
+    /// the mock standups over it, and says so.
+    private func loadMockData(keepingAside unreadable: UnreadableData) {
+        try? node.dataManager.move(unreadable.file, unreadable.keptAsideFile)
+        standupDetails = [Standup.mock, .designMock, .engineeringMock].map { StandupDetail(standup: $0) }
     }
 
     /// The add form for `standup`. Adding drops attendees with blank names (keeping the first one if
@@ -82,7 +102,44 @@ extension StandupsList.Destination {
     }
 
     var dataFailedToLoad: (@Sendable () -> Void)? {
-        guard case .dataFailedToLoad(let confirmLoadMockData) = self else { return nil }
+        guard case .dataFailedToLoad(let confirmLoadMockData, _) = self else { return nil }
         return confirmLoadMockData
+    }
+
+    /// What ``StandupsList/Destination/dataFailedToLoad(confirmLoadMockData:unreadable:)`` says of the file.
+    var unreadableData: UnreadableData? {
+        guard case .dataFailedToLoad(_, let unreadable) = self else { return nil }
+        return unreadable
+    }
+
+    var dataFromNewerVersion: (file: URL, version: Int)? {
+        guard case .dataFromNewerVersion(let file, let version) = self else { return nil }
+        return (file, version)
+    }
+}
+
+/// A standups file that could not be read: where it is, why, and where loading mock data moves it.
+struct UnreadableData: Hashable, Sendable {
+    let file: URL
+    /// Why it could not be read, in words (without a final period).
+    let reason: String
+    /// Next to ``file``: `standups.json.unreadable-20090213-233130` (the time it failed to load, UTC).
+    let keptAsideFile: URL
+}
+
+extension URL {
+    /// Where an unreadable file is kept aside: this one's name followed by `.unreadable-` and `date`
+    /// (UTC, to the second), in the same folder.
+    func keptAside(at date: Date) -> URL {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        let parts = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: date)
+        func digits(_ value: Int?, _ count: Int) -> String {
+            let text = String(value ?? 0)
+            return String(repeating: "0", count: max(0, count - text.count)) + text
+        }
+        let stamp = digits(parts.year, 4) + digits(parts.month, 2) + digits(parts.day, 2) + "-"
+            + digits(parts.hour, 2) + digits(parts.minute, 2) + digits(parts.second, 2)
+        return deletingLastPathComponent().appendingPathComponent("\(lastPathComponent).unreadable-\(stamp)")
     }
 }

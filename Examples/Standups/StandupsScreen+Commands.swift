@@ -38,13 +38,8 @@ extension StandupsScreen {
         }
     }
 
-    func finish() async {
-        do {
-            try await app.saveChanges()
-        } catch {
-            FileHandle.standardError.write(Data("Could not save the standups: \(error)\n".utf8))
-        }
-    }
+    /// Nothing to do: ``StandupsCLI`` saves what is left to save, and reports a failure, on its way out.
+    func finish() async {}
 
     // MARK: Screens
 
@@ -132,7 +127,7 @@ extension StandupsScreen {
             return perform(command, in: form, save: { add(form.standup) }, cancel: dismiss)
         case .edit(_, let form, let save, let discard):
             return perform(command, in: form, save: { save(form.standup) }, cancel: discard)
-        case .dataFailedToLoad(let confirm):
+        case .dataFailedToLoad(let confirm, _):
             let list = app.standupsList
             switch command.name {
             case "confirm", "yes": confirm()
@@ -140,6 +135,11 @@ extension StandupsScreen {
             default: return unknown(command, "confirm · cancel")
             }
             list.destination = nil
+        case .dataFromNewerVersion:
+            guard ["ok", "confirm", "cancel", "dismiss"].contains(command.name) else {
+                return unknown(command, "ok")
+            }
+            app.standupsList.destination = nil
         case .deleteStandup(let detail, let confirm):
             switch command.name {
             case "confirm", "yes":

@@ -17,7 +17,7 @@ struct StandupsScreen: TerminalScreen {
           meeting:  back
           record:   say TEXT · next · end · wait SECONDS
           form:     title TEXT · attendee NAME · drop N · length MINUTES · theme NAME · save · cancel
-          alerts:   confirm · cancel, and the answers they list (save, discard, continue, settings)
+          alerts:   confirm · cancel, and the answers they list (save, discard, continue, settings, ok)
           always:   help · quit
         """
 
@@ -34,7 +34,8 @@ struct StandupsScreen: TerminalScreen {
     /// What is shown over the screen.
     enum Dialog {
         case add(form: StandupForm, add: @Sendable (Standup) -> Void, dismiss: @Sendable () -> Void)
-        case dataFailedToLoad(confirm: @Sendable () -> Void)
+        case dataFailedToLoad(confirm: @Sendable () -> Void, unreadable: UnreadableData)
+        case dataFromNewerVersion(file: URL, version: Int)
         case edit(StandupDetail, form: StandupForm, save: @Sendable (Standup) -> Void, discard: @Sendable () -> Void)
         case deleteStandup(StandupDetail, confirm: @Sendable () -> Void)
         case speechDenied(StandupDetail, continue: @Sendable () -> Void, openSettings: @Sendable () -> Void)
@@ -56,7 +57,10 @@ struct StandupsScreen: TerminalScreen {
     var dialog: Dialog? {
         switch app.standupsList.destination {
         case .add(let form, let add, let dismiss)?: return .add(form: form, add: add, dismiss: dismiss)
-        case .dataFailedToLoad(let confirm)?: return .dataFailedToLoad(confirm: confirm)
+        case .dataFailedToLoad(let confirm, let unreadable)?:
+            return .dataFailedToLoad(confirm: confirm, unreadable: unreadable)
+        case .dataFromNewerVersion(let file, let version)?:
+            return .dataFromNewerVersion(file: file, version: version)
         case nil: break
         }
         switch place {
@@ -93,6 +97,7 @@ struct StandupsScreen: TerminalScreen {
         case .meeting(let meeting, let standup): lines += self.meeting(meeting, of: standup)
         case .record(let record): lines += self.record(record)
         }
+        if let problem = app.saveProblem { lines += ["", "⚠ \(problem)", "  \(problem.consequence)"] }
         if let dialog { lines += [""] + box(self.dialog(dialog)) }
         return lines.joined(separator: "\n")
     }
@@ -160,12 +165,22 @@ struct StandupsScreen: TerminalScreen {
             return ["New standup"] + self.form(form) + ["save · cancel"]
         case .edit(_, let form, _, _):
             return ["Edit \(form.standup.title.orUntitled)"] + self.form(form) + ["save · cancel"]
-        case .dataFailedToLoad:
+        case .dataFailedToLoad(_, let unreadable):
             return [
                 "Data failed to load",
-                "Unfortunately your past data failed to load. Would you like to load some mock data to play",
-                "around with?",
+                "Unfortunately your past data failed to load: \(unreadable.file.path) could not be read "
+                    + "(\(unreadable.reason)).",
+                "Would you like to load some mock data to play around with? Your file is kept either way:",
+                "· yes first moves it to \(unreadable.keptAsideFile.path);",
+                "· no leaves it where it is, untouched, and nothing is saved over it.",
                 "confirm (yes) · cancel (no)",
+            ]
+        case .dataFromNewerVersion(let file, let version):
+            return [
+                "Data from a newer version",
+                StandupsFile.Problem.newerFormat(version: version).explanation(of: file) + ".",
+                "The file was left untouched: no standups are shown, and nothing is saved over it.",
+                "ok",
             ]
         case .deleteStandup:
             return ["Delete?", "Are you sure you want to delete this standup?", "confirm · cancel"]

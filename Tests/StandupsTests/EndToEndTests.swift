@@ -98,6 +98,17 @@ import Testing
         #expect(try savedStandups().map { $0["title"] as? String } == ["Design", "Product", "Engineering"])
     }
 
+    @Test func standupsOfFormat0AreReadAndSavedInFormat1() async throws {
+        defer { cleanUp() }
+        let standup: [String: Any] = ["id": UUID().uuidString, "title": "Daily", "duration": 600]
+        try JSONSerialization.data(withJSONObject: [standup]).write(to: dataFile)
+
+        let run = try await StandupsRun(["--data", dataFile.path, "--script", "open 0; edit; title Weekly; save; quit"])
+
+        #expect(run.output.contains("\n[0] Daily — 0 attendees · 10 min · Bubblegum\n"))
+        #expect(try savedStandups().map { $0["title"] as? String } == ["Weekly"])
+    }
+
     @Test func deniedSpeechRecognitionOffersToContinueWithoutTranscript() async throws {
         defer { cleanUp() }
         let run = try await StandupsRun(["--data", dataFile.path, "--speech", "denied", "--script", """
@@ -120,9 +131,11 @@ import Testing
 
     // MARK: Support
 
+    /// The standups of the data file, which must be of format 1.
     private func savedStandups() throws -> [[String: Any]] {
-        let json = try JSONSerialization.jsonObject(with: Data(contentsOf: dataFile))
-        return try #require(json as? [[String: Any]])
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: dataFile)) as? [String: Any])
+        #expect(json["version"] as? Int == 1)
+        return try #require(json["standups"] as? [[String: Any]])
     }
 
     private func attendeeNames(_ standup: [String: Any]?) -> [String] {

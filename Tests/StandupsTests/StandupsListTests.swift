@@ -87,3 +87,92 @@ import Testing
         await tester.finish()
     }
 }
+
+/// The list's loading of stored standups: both formats, and data that cannot be used, which is
+/// described and kept.
+@Suite struct StandupsListLoadingTests {
+    let file = URL(fileURLWithPath: "/data/standups.json")
+    let keptAsideFile = URL(fileURLWithPath: "/data/standups.json.unreadable-20090213-233130")
+
+    /// The list over `files`, with the writes and moves of `files` part of exhaustivity.
+    func list(
+        over files: InMemoryFiles,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) -> (StandupsList, Tester) {
+        let (list, tester) = StandupsList()
+            .andTester(fileID: fileID, filePath: filePath, line: line, column: column) {
+                $0.dataManager = files.dataManager
+                $0.standupsFile = file
+            }
+        tester.install(files.writes)
+        tester.install(files.moves)
+        return (list, tester)
+    }
+
+    @Test(arguments: [0, 1])
+    func standupsOfEitherFormatAreLoaded(format: Int) async throws {
+        let data = format == 0
+            ? try JSONEncoder().encode([Standup.designMock])
+            : try StandupsFile.encode([.designMock])
+        let (list, tester) = list(over: InMemoryFiles([file: data]))
+
+        await tester.assert {
+            list.standupDetails.map(\.standup) == [.designMock]
+            list.destination == nil
+        }
+        await tester.finish()
+    }
+
+    @Test func unreadableDataIsMovedAsideBeforeTheMockDataLoads() async throws {
+        let corrupt = Data(#"[{"id": "3F1A"#.utf8)
+        let files = InMemoryFiles([file: corrupt])
+        let (list, tester) = list(over: files)
+
+        // The prompt says which file, why, and where "yes" keeps it.
+        await tester.assert(list.destination?.unreadableData == UnreadableData(
+            file: file, reason: "The given data was not valid JSON", keptAsideFile: keptAsideFile
+        ))
+        #expect(files.urls == [file])
+
+        let confirmLoadMockData = try await tester.unwrap(list.destination?.dataFailedToLoad)
+        confirmLoadMockData()
+        await tester.assert {
+            files.moves.wasCalled(with: file, keptAsideFile)
+            list.standupDetails.map(\.standup) == [.mock, .designMock, .engineeringMock]
+        }
+        #expect(files.urls == [keptAsideFile])
+        #expect(files[keptAsideFile] == corrupt)
+        await tester.finish()
+    }
+
+    @Test func fileThatCannotBeReadIsOfferedToBeMovedAside() async throws {
+        let files = InMemoryFiles().dataManager
+        let (list, tester) = StandupsList().andTester {
+            $0.dataManager = DataManager(
+                load: { _ in throw SystemError(description: "Permission denied") },
+                save: files.save,
+                move: files.move
+            )
+            $0.standupsFile = file
+        }
+
+        await tester.assert(list.destination?.unreadableData == UnreadableData(
+            file: file, reason: "Permission denied", keptAsideFile: keptAsideFile
+        ))
+        await tester.finish()
+    }
+
+    @Test func dataFromANewerVersionIsReportedAndNotLoaded() async throws {
+        let newer = Data(#"{"version": 2, "standups": [{"id": "not even a UUID"}]}"#.utf8)
+        let files = InMemoryFiles([file: newer])
+        let (list, tester) = list(over: files)
+
+        let (reportedFile, version) = try await tester.unwrap(list.destination?.dataFromNewerVersion)
+        #expect(reportedFile == file)
+        #expect(version == 2)
+        await tester.assert(list.standupDetails.isEmpty)
+        #expect(files.urls == [file])
+        #expect(files[file] == newer)
+        await tester.finish()
+    }
+}

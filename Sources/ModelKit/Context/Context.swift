@@ -333,6 +333,8 @@ final class Context: @unchecked Sendable {
         case .anchored, .active:
             return nil
         case .destructed:
+            // The model's own task unwinding after its removal: ignored quietly.
+            if CurrentWork.owner?.object === self { return nil }
             return ModelIssue(
                 "Wrote to \(property) of a destructed \(typeName); the write was ignored.",
                 fixes: [

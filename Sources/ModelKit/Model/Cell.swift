@@ -234,7 +234,10 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
         return ModifyToken(context: context, bits: bits, old: keepsOld ? value : nil, nested: false)
     }
 
-    /// An update of a cell not bound yet works on a copy of its value (see `Tracked`).
+    /// An update of a cell not bound yet works on a copy of its value, outside any lock, and is
+    /// written back (see `Tracked`). Its mutation is arbitrary code (`removeAll(where:)` takes a
+    /// closure) that may read anchored models, whose locks come first in the lock order; holding the
+    /// unanchored models' lock over it could deadlock with a thread anchoring models.
     @usableFromInline @inline(never)
     final func beginUnboundModify() -> ModifyToken {
         ModifyToken(context: nil, bits: 0, old: readUnbound(), nested: false)

@@ -120,7 +120,9 @@ extension Context {
             return Cancellable()
         }
         let task = Task {
-            await operation()
+            await CurrentWork.$owner.withValue(WeakRef(self)) {
+                await operation()
+            }
             self.workFinished(workID)
         }
         attach(task, to: workID)
@@ -142,4 +144,10 @@ extension Context {
             location: location
         ))
     }
+}
+
+/// The model whose task is running: a task of a removed model may still write as it unwinds (a
+/// `defer { isLoading = false }`); such writes are ignored without a report.
+enum CurrentWork {
+    @TaskLocal static var owner: WeakRef<Context>?
 }

@@ -5,7 +5,7 @@ extension DataManager {
     /// The app's in-memory ``DataManager/mock(initialData:)``, holding `standups` as the app saves them.
     static func mock(_ standups: [Standup]) -> DataManager {
         // Encoding these plain values cannot fail.
-        .mock(initialData: try! JSONEncoder().encode(standups))
+        .mock(initialData: try! StandupsFile.encode(standups))
     }
 
     /// `base`, with each save also handed, decoded, to `onSave` (a test probe, say).
@@ -13,9 +13,10 @@ extension DataManager {
         DataManager(
             load: base.load,
             save: { data, url in
-                try onSave(JSONDecoder().decode([Standup].self, from: data))
+                try onSave(StandupsFile.decode(data))
                 try await base.save(data, url)
-            }
+            },
+            move: base.move
         )
     }
 }

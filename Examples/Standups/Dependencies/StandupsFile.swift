@@ -1,0 +1,148 @@
+import Foundation
+import ModelKit
+
+/// The file of the standups: its format, what reading it can find, and where it is (the
+/// ``DependencyValues/standupsFile`` dependency).
+///
+/// The format is versioned JSON, `{"standups": [...], "version": 1}`. Files of format 0, a plain
+/// array of standups (what earlier versions wrote), are still read; saving writes format 1. A file
+/// of a format newer than ``formatVersion`` is not read at all: a newer version of the app wrote it,
+/// and rewriting it would lose what this version does not know about.
+///
+/// ```swift
+/// let data = try StandupsFile.encode([.mock])
+/// let standups = try StandupsFile.decode(data)   // [.mock]
+/// ```
+enum StandupsFile {
+    /// The newest format this version reads, and the one it writes.
+    static let formatVersion = 1
+
+    /// Why the standups of a file cannot be used. The file is then kept as it is.
+    enum Problem: Error, Hashable, Sendable {
+        /// The file could not be read, or is not standups data (truncated, corrupt…): why, in words.
+        case unreadable(reason: String)
+        /// The file is of a format newer than ``StandupsFile/formatVersion``.
+        case newerFormat(version: Int)
+    }
+
+    /// `standups` in the current format: pretty-printed, with sorted keys.
+    static func encode(_ standups: [Standup]) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        return try encoder.encode(Document(standups: standups, version: formatVersion))
+    }
+
+    /// The standups of a file of format 0 or 1.
+    static func decode(_ data: Data) throws(Problem) -> [Standup] {
+        let decoder = JSONDecoder()
+        do {
+            switch try decoder.decode(Header.self, from: data).version {
+            case 0: return try decoder.decode([Standup].self, from: data)
+            case 1: return try decoder.decode(Document.self, from: data).standups
+            case let version where version > formatVersion: throw Problem.newerFormat(version: version)
+            case let version:
+                throw Problem.unreadable(reason: "it claims format \(version), which no version writes")
+            }
+        } catch let problem as Problem {
+            throw problem
+        } catch let error as DecodingError {
+            throw .unreadable(reason: reason(for: error))
+        } catch {
+            throw .unreadable(reason: "\(error)")
+        }
+    }
+
+    /// The contents of format 1.
+    private struct Document: Codable {
+        var standups: [Standup]
+        var version: Int
+    }
+
+    /// The format of a file: 0 for a plain array, else its `version`.
+    private struct Header: Decodable {
+        private enum CodingKeys: String, CodingKey {
+            case version
+        }
+
+        let version: Int
+
+        init(from decoder: any Decoder) throws {
+            if (try? decoder.unkeyedContainer()) != nil {
+                version = 0
+            } else {
+                version = try decoder.container(keyedBy: CodingKeys.self).decode(Int.self, forKey: .version)
+            }
+        }
+    }
+
+    /// The decoder's explanation, without its final period, and where in the file it applies.
+    private static func reason(for error: DecodingError) -> String {
+        let context: DecodingError.Context
+        switch error {
+        case .dataCorrupted(let errorContext), .keyNotFound(_, let errorContext),
+             .typeMismatch(_, let errorContext), .valueNotFound(_, let errorContext):
+            context = errorContext
+        @unknown default:
+            return "\(error)"
+        }
+        var explanation = context.debugDescription
+        if explanation.hasSuffix(".") { explanation.removeLast() }
+        let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
+        return path.isEmpty ? explanation : "\(explanation) (at \(path.drop { $0 == "." }))"
+    }
+}
+
+extension StandupsFile.Problem {
+    /// What is wrong with `file`, as a sentence without its final period.
+    func explanation(of file: URL) -> String {
+        switch self {
+        case .unreadable(let reason):
+            "\(file.path) could not be read (\(reason))"
+        case .newerFormat(let version):
+            "\(file.path) was written by a newer version of Standups (format \(version)); "
+                + "this version reads format \(StandupsFile.formatVersion)"
+        }
+    }
+}
+
+/// What a standups file holds, as ``DataManager/standups(in:)`` finds it.
+enum StoredStandups: Equatable, Sendable {
+    /// There is no file (nothing was saved yet).
+    case none
+    case standups([Standup])
+    /// There is a file, but its standups cannot be used: it must be kept as it is.
+    case unusable(StandupsFile.Problem)
+}
+
+extension DataManager {
+    /// Reads the standups in `file`.
+    func standups(in file: URL) -> StoredStandups {
+        let data: Data
+        do {
+            data = try load(file)
+        } catch is FileNotFound {
+            return .none
+        } catch {
+            return .unusable(.unreadable(reason: "\(error)"))
+        }
+        do {
+            return .standups(try StandupsFile.decode(data))
+        } catch {
+            return .unusable(error)
+        }
+    }
+}
+
+/// Where the standups are kept: ``URL/standups`` unless overridden (`Standups --data PATH`).
+enum StandupsFileKey: DependencyKey {
+    static let liveValue = URL.standups
+    /// A path that tests' in-memory data managers are free to ignore.
+    static let testValue = URL(fileURLWithPath: "/test/standups.json")
+}
+
+extension DependencyValues {
+    var standupsFile: URL {
+        get { self[StandupsFileKey.self] }
+        set { self[StandupsFileKey.self] = newValue }
+    }
+}

@@ -1,0 +1,83 @@
+import ModelKit
+import Testing
+
+/// A model whose task writes as it unwinds, like `defer { isLoading = false }` around a request.
+private struct UnwindingLoader: Model {
+    var node = ModelNode<Self>()
+    let id: Int
+    @Tracked var isLoading = false
+    let unwound = Locked(false)
+
+    func load(startedLoading: Gate) {
+        node.task {
+            isLoading = true
+            defer {
+                isLoading = false
+                unwound.value = true
+            }
+            startedLoading.open()
+            await waitForCancellation()
+        }
+    }
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track("isLoading", \.$isLoading)
+    }
+}
+
+private struct UnwindingParent: Model {
+    var node = ModelNode<Self>()
+    @Tracked var loader: UnwindingLoader? = nil
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track("loader", \.$loader)
+    }
+}
+
+extension ReportedIssueTests {
+    @Suite struct UnwindingTaskTests {
+        @Test func removedModelsOwnTaskMayWriteAsItUnwindsWithoutAReport() async {
+            await IssueCapture.run(matching: "UnwindingLoader") { capture in
+                let parent = UnwindingParent().withAnchor()
+                let loader = UnwindingLoader(id: 1)
+                parent.loader = loader
+                let started = Gate()
+                loader.load(startedLoading: started)
+                await started.enter()
+                #expect(loader.isLoading)
+
+                parent.loader = nil
+
+                #expect(await eventually { loader.unwound.value })
+                #expect(loader.lifetime == .destructed)
+                // The write was ignored (the model keeps its last live value) and not reported.
+                #expect(loader.isLoading)
+                #expect(capture.messages.isEmpty)
+            }
+        }
+
+        @Test func writeToARemovedModelFromAnotherModelsTaskIsStillReported() async {
+            await IssueCapture.run(matching: "UnwindingLoader") { capture in
+                let parent = UnwindingParent().withAnchor()
+                let loader = UnwindingLoader(id: 1)
+                parent.loader = loader
+                parent.loader = nil
+                let wrote = Locked(false)
+                parent.node.task {
+                    loader.isLoading = true
+                    wrote.value = true
+                }
+
+                #expect(await eventually { wrote.value })
+                #expect(!loader.isLoading)
+                #expect(capture.messages == ["""
+                    Wrote to UnwindingLoader.isLoading of a destructed UnwindingLoader; the write was ignored.
+
+                    To fix, either:
+                      • Keep a reference to the model's current place instead of a removed copy.
+                      • Check `model.lifetime == .anchored` before writing from long-lived callbacks.
+                    """])
+            }
+        }
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+@testable import Standups
+import Testing
+
+/// The file format of the standups: format 1 is written; formats 0 and 1 are read; a newer format,
+/// or data that is not standups, is a ``StandupsFile/Problem``.
+@Suite struct StandupsFileTests {
+    @Test func standupsAreWrittenInFormat1() throws {
+        let data = try StandupsFile.encode([.engineeringMock])
+
+        let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
+        #expect(json["version"] as? Int == 1)
+        #expect((json["standups"] as? [[String: Any]])?.map { $0["title"] as? String } == ["Engineering"])
+        #expect(try StandupsFile.decode(data) == [.engineeringMock])
+    }
+
+    @Test func plainArraysOfEarlierVersionsAreReadAsFormat0() throws {
+        let data = try JSONEncoder().encode([Standup.designMock, .engineeringMock])
+
+        #expect(try StandupsFile.decode(data) == [.designMock, .engineeringMock])
+    }
+
+    @Test func newerFormatIsNotRead() {
+        let data = Data(#"{"version": 2, "standups": [], "reminders": []}"#.utf8)
+
+        #expect(throws: StandupsFile.Problem.newerFormat(version: 2)) { try StandupsFile.decode(data) }
+    }
+
+    @Test func truncatedFileIsUnreadable() throws {
+        let data = try StandupsFile.encode([.mock])
+
+        #expect(throws: StandupsFile.Problem.unreadable(reason: "The given data was not valid JSON")) {
+            try StandupsFile.decode(data.prefix(data.count / 2))
+        }
+    }
+
+    @Test func standupsWithoutIdsAreUnreadableAndTheReasonSaysWhere() {
+        let data = Data(#"{"version": 1, "standups": [{"title": "Daily"}]}"#.utf8)
+
+        let problem = #expect(throws: StandupsFile.Problem.self) { try StandupsFile.decode(data) }
+        guard case .unreadable(let reason)? = problem else {
+            Issue.record("Expected an unreadable file, not \(String(describing: problem)).")
+            return
+        }
+        #expect(reason.hasPrefix("No value associated with key"))
+        #expect(reason.hasSuffix("(at standups[0])"))
+    }
+
+    @Test func problemsExplainThemselvesNamingTheFile() {
+        let file = URL(fileURLWithPath: "/data/standups.json")
+
+        #expect(StandupsFile.Problem.newerFormat(version: 3).explanation(of: file) == """
+            /data/standups.json was written by a newer version of Standups (format 3); this version reads format 1
+            """)
+        #expect(StandupsFile.Problem.unreadable(reason: "Permission denied").explanation(of: file)
+            == "/data/standups.json could not be read (Permission denied)")
+    }
+}
