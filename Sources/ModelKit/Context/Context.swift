@@ -14,7 +14,8 @@ import Synchronization
 // 2. `unboundLock` (one per process) guards the cells and boxes of models that are not anchored yet.
 //    Anchoring binds them while holding both; the order is always hierarchy lock → `unboundLock`,
 //    never the reverse. No other lock is taken while holding either (a `Protected` value may be
-//    locked briefly under them, never the other way round).
+//    locked briefly under them, never the other way round). A compound update of an unbound cell
+//    holds no lock over its mutation: it claims the cell (`UnboundUpdates`) and works on a copy.
 //
 // Under the hierarchy lock we mutate state and *collect* what to do next into the section's pending
 // work (observation notifications, stream deliveries, activations, teardowns, reports). The thread

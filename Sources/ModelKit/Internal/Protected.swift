@@ -78,7 +78,7 @@ extension Protected where State: Sendable {
 ///
 /// Lock order: every lock has a ``Rank``; a thread may only take a lock of a higher rank than every
 /// lock it holds (a hierarchy, then the unbound lock, then the frozen copies' lock). Debug builds
-/// check this on every acquisition and stop with a message naming both locks.
+/// check this on every acquisition and report a violation as a ModelKit issue.
 @usableFromInline
 package final class HierarchyLock: Sendable {
     /// The place of a lock in the lock order.

@@ -58,8 +58,9 @@ class AnyCell: @unchecked Sendable {
     /// Whether `other` (a cell of the same property) holds a different value.
     func differs(from other: AnyCell) -> Bool { true }
 
-    /// A new unbound cell holding a frozen copy of the current value.
-    func frozenCopy() -> AnyCell { fatalError("abstract") }
+    /// A new unbound cell holding a copy of the current value, with the models in it frozen unless
+    /// `freezingChildren` is false.
+    func frozenCopy(freezingChildren: Bool) -> AnyCell { fatalError("abstract") }
 }
 
 /// The storage of one tracked property of type `Value`.
@@ -196,6 +197,12 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
             unboundLock.unlockSection()
             return write(newValue)
         }
+        if let waiter = UnboundUpdates.waiterIfClaimedByAnotherThread(self) {
+            // Another thread is updating this cell: write after its update, not in the middle.
+            unboundLock.unlockSection()
+            waiter.wait()
+            return write(newValue)
+        }
         // The replaced value is released after the lock, at the end of this scope.
         let replaced = value
         value = newValue
@@ -234,13 +241,25 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
         return ModifyToken(context: context, bits: bits, old: keepsOld ? value : nil, nested: false)
     }
 
-    /// An update of a cell not bound yet works on a copy of its value, outside any lock, and is
-    /// written back (see `Tracked`). Its mutation is arbitrary code (`removeAll(where:)` takes a
-    /// closure) that may read anchored models, whose locks come first in the lock order; holding the
-    /// unanchored models' lock over it could deadlock with a thread anchoring models.
+    /// An update of a cell not bound yet claims the cell, then works on a copy of its value outside
+    /// any lock, and ``endUnboundModify(_:)`` writes the copy back (see ``UnboundUpdates``).
     @usableFromInline @inline(never)
     final func beginUnboundModify() -> ModifyToken {
-        ModifyToken(context: nil, bits: 0, old: readUnbound(), nested: false)
+        UnboundUpdates.claim(self)
+        if bindingBits.load(ordering: .acquiring) != 0 {
+            // Anchored while this thread waited for the claim: update it under its hierarchy lock.
+            UnboundUpdates.release(self)
+            return beginModify()
+        }
+        return ModifyToken(context: nil, bits: 0, old: readUnbound(), nested: false)
+    }
+
+    /// Writes back the updated copy of an unbound update and releases the claim. A cell anchored
+    /// meanwhile is written through its hierarchy like any write.
+    @usableFromInline @inline(never)
+    final func endUnboundModify(_ updated: Value) {
+        write(updated)
+        UnboundUpdates.release(self)
     }
 
     @inlinable
@@ -281,14 +300,14 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
         return !isEqual(value, other.value)
     }
 
-    override final func frozenCopy() -> AnyCell {
+    override final func frozenCopy(freezingChildren: Bool) -> AnyCell {
         let current: Value
         if let context = boundContext {
             current = context.lock.withShortLock { value }
         } else {
             current = unboundLock.withShortLock { value }
         }
-        return makeCell(freeze(current))
+        return makeCell(freezingChildren ? freeze(current) : current)
     }
 }
 

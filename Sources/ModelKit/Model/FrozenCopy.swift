@@ -23,6 +23,12 @@ extension Model {
 
     /// Builds the frozen copy. For an anchored model the caller holds its hierarchy for a section.
     private func makeFrozenCopy() -> Self {
+        // Values form a cycle only after a refused write (a model added inside itself, which was
+        // reported) or between models not anchored yet: the model met again inside its own copy is
+        // copied without freezing its children, which ends the recursion.
+        let path = FreezingPath.current
+        let freezesChildren = path.enter(node.box)
+        defer { if freezesChildren { path.leave() } }
         let schema = Schema<Self>.shared(self)
         let context = Context(
             hierarchy: frozenHierarchy, schema: schema, dependencies: DependencyValues(hierarchy: nil),
@@ -32,7 +38,7 @@ extension Model {
         var copy = self
         copy.node = ModelNode(box: box)
         for property in schema.properties {
-            let cell = property.cellOf(self).frozenCopy()
+            let cell = property.cellOf(self).frozenCopy(freezingChildren: freezesChildren)
             property.replaceCell(&copy, cell)
         }
         // The box and cells are new and not shared yet: binding them needs no lock (and taking the
@@ -42,6 +48,32 @@ extension Model {
             cell.bind(to: context, index: index)
         }
         return copy
+    }
+}
+
+/// The models whose frozen copies this thread is building, outermost first.
+private final class FreezingPath {
+    private static let local = ThreadLocal<FreezingPath>()
+    private var boxes: [ObjectIdentifier] = []
+
+    static var current: FreezingPath {
+        if let path = local.value { return path }
+        let path = FreezingPath()
+        local.value = path
+        return path
+    }
+
+    /// Adds `box` to the path; false if it is on it already (the values form a cycle).
+    func enter(_ box: NodeBox) -> Bool {
+        let id = ObjectIdentifier(box)
+        if boxes.contains(id) { return false }
+        boxes.append(id)
+        return true
+    }
+
+    /// Removes the innermost model from the path.
+    func leave() {
+        boxes.removeLast()
     }
 }
 

@@ -53,11 +53,12 @@ public struct Tracked<Value: Sendable>: Sendable {
         nonmutating _modify {
             let token = cell.beginModify()
             if token.context == nil {
-                // Not anchored: the update runs on a copy, outside any lock (it may read anchored
-                // models, whose locks come first in the lock order), and is written back.
+                // Not anchored: the update claims the cell, runs on a copy outside any lock (it may
+                // read anchored models, whose locks come first in the lock order), and is written
+                // back (see `UnboundUpdates`).
                 var copy = token.old.unsafelyUnwrapped
+                defer { cell.endUnboundModify(copy) }
                 yield &copy
-                cell.write(copy)
             } else {
                 defer { cell.endModify(token) }
                 yield &cell.value

@@ -106,9 +106,52 @@ private struct TrackedModel: Model {
         #expect(Set(model.names).count == 1000)
     }
 
-    /// A model not anchored yet updates a copy of the value and writes it back (outside any lock, so
-    /// that the update may read anchored models without inverting the lock order): correct on one
-    /// thread, not atomic against another thread updating the same unanchored model (Models.md).
+    @Test func compoundUpdateOnAnInitialModelIsAtomic() async {
+        let model = TrackedModel()
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    for index in 0..<250 {
+                        model.count += 1
+                        model.names.append("\(index)")
+                    }
+                }
+            }
+        }
+        #expect(model.count == 1000)
+        #expect(model.names.count == 1000)
+    }
+
+    @Test func plainWriteOfAnInitialModelWaitsForAnUpdateUnderWay() async {
+        let model = TrackedModel()
+        model.names = ["first"]
+        let inside = Locked(false)
+        let release = DispatchSemaphore(value: 0)
+        let updated = Locked(false)
+        let wrote = Locked(false)
+        // Threads of their own: the update blocks its thread in the middle of its mutation.
+        Thread {
+            model.names.removeAll { _ in
+                inside.value = true
+                release.wait()
+                return false
+            }
+            updated.value = true
+        }.start()
+        #expect(await eventually { inside.value })
+        Thread {
+            model.names = ["write"]
+            wrote.value = true
+        }.start()
+        #expect(await eventually { model.$names.threadsWaitingForUnboundUpdate == 1 })
+        #expect(!wrote.value)
+        release.signal()
+
+        #expect(await eventually { updated.value && wrote.value })
+        // Had the write landed in the middle of the update, writing the update back would undo it.
+        #expect(model.names == ["write"])
+    }
+
     @Test func compoundUpdateOnAnInitialModelUpdatesACopyAndWritesItBack() {
         let model = TrackedModel()
         for _ in 0..<1000 { model.count += 1 }

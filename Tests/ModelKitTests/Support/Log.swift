@@ -1,8 +1,9 @@
+import ModelKit
 import Synchronization
 
 /// An ordered, thread-safe record of what happened (activations, cancellations, task steps).
 final class Log: Sendable {
-    private let entries = Mutex<[String]>([])
+    private let entries = Protected<[String]>([])
 
     func add(_ entry: String) {
         entries.withLock { $0.append(entry) }

@@ -1,3 +1,4 @@
+import ModelKit
 import Synchronization
 
 /// A hand-written test clock: time moves only when the test calls `advance(by:)`.
@@ -27,7 +28,7 @@ final class ManualClock: Clock, Sendable {
         var sleepCount = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Protected(State())
 
     var now: Instant { state.withLock { $0.now } }
     var minimumResolution: Duration { .zero }

@@ -1,3 +1,4 @@
+import ModelKit
 import Foundation
 import Synchronization
 
@@ -26,7 +27,7 @@ final class Gate: Sendable {
         case open
     }
 
-    private let state = Mutex(State.closed([]))
+    private let state = Protected(State.closed([]))
 
     func open() {
         let waiters: [CheckedContinuation<Void, Never>] = state.withLock { state in
@@ -82,10 +83,10 @@ final class AtomicCounter: Sendable {
 
 /// A thread-safe box for one value.
 final class Locked<Value: Sendable>: Sendable {
-    private let storage: Mutex<Value>
+    private let storage: Protected<Value>
 
     init(_ value: Value) {
-        storage = Mutex(value)
+        storage = Protected(value)
     }
 
     var value: Value {
