@@ -62,16 +62,18 @@ extension Context {
     final func reconcileSlot(_ index: Int) {
         guard state.isLive, let cell = cell(index) else { return }
         let stamp = hierarchy.nextStamp()
-        var existing = slots[index] ?? SlotChildren()
-        for child in existing.list { child.markStamp = stamp }
-
-        let sink = ReconcileSink(parent: self, slot: index, stamp: stamp, expectedCount: existing.list.count)
+        // Taken out of `slots` so that the sink holds the only reference to the children's list and
+        // can edit it in place.
+        var existing = slots.removeValue(forKey: index) ?? SlotChildren()
+        let sink = ReconcileSink(parent: self, slot: index, stamp: stamp, previous: existing.list)
+        existing.list = []
         var visitor = ContainerVisitor(sink: sink)
         schema.visitChildren(index, cell: cell, &visitor)
 
         // The kept children are already in order; place the others (shared, new, continued) among
         // them, last position first so that earlier positions stay valid.
-        var list = sink.kept
+        let (keptList, unmatched) = sink.takeKept()
+        var list = keptList
         var addedIDs: Set<AnyHashable> = []
         var placed: [(position: Int, child: Context)] = []
         for (position, entry) in sink.others {
@@ -127,16 +129,14 @@ extension Context {
         }
         sink.clearIssues()
 
-        if sink.kept.count != existing.list.count {
-            for child in existing.list where child.keptStamp != stamp {
-                if let key = child.idKey, existing.byID[key] === child {
-                    existing.byID[key] = nil
-                }
-                child.removePlace(parent: self, slot: index)
+        for child in unmatched where child.keptStamp != stamp {
+            if let key = child.idKey, existing.byID[key] === child {
+                existing.byID[key] = nil
             }
+            child.removePlace(parent: self, slot: index)
         }
         existing.list = list
-        slots[index] = list.isEmpty ? nil : existing
+        if !list.isEmpty { slots[index] = existing }
     }
 
     private final func reportDuplicate(_ id: AnyHashable, slot index: Int) {
@@ -264,22 +264,64 @@ final class ReconcileSink: VisitSink {
     let parent: Context
     let slot: Int
     let stamp: UInt64
-    // Safety (exclusivity): only this sink's own visits append, one call at a time.
-    /// The children still in the slot, in their new order.
-    @exclusivity(unchecked) private(set) var kept: [Context] = []
+    // Safety (exclusivity): only this sink's own visits change these, one call at a time.
+    /// The slot's children before this write, in order.
+    @exclusivity(unchecked) private var previous: [Context]
+    /// How many of the models met first were `previous`'s first children, in order: the usual
+    /// writes (appending, removing at the end, changing nothing) keep a prefix, checked by identity
+    /// alone, and the list is edited in place.
+    @exclusivity(unchecked) private var prefixCount = 0
+    /// Whether a model met did not continue that prefix.
+    @exclusivity(unchecked) private var diverged = false
+    /// The children still in the slot met after the prefix, in their new order.
+    @exclusivity(unchecked) private var kept: [Context] = []
     /// The other models met, each with its position among the kept ones.
     @exclusivity(unchecked) private(set) var others: [(position: Int, entry: Entry)] = []
     @exclusivity(unchecked) private(set) var issues: [ModelIssue] = []
 
-    init(parent: Context, slot: Int, stamp: UInt64, expectedCount: Int) {
+    init(parent: Context, slot: Int, stamp: UInt64, previous: [Context]) {
         self.parent = parent
         self.slot = slot
         self.stamp = stamp
-        kept.reserveCapacity(expectedCount)
+        self.previous = previous
+    }
+
+    /// How many children are kept so far.
+    private var keptCount: Int { prefixCount + kept.count }
+
+    /// The children kept, in their new order, and the previous children after the prefix (those
+    /// not kept among them are removed). Call once, after the visit.
+    func takeKept() -> (kept: [Context], unmatched: [Context]) {
+        var list = previous
+        previous = []
+        // A copy of the (usually short) tail, so that `list` stays uniquely referenced.
+        let unmatched = Array(list[prefixCount...])
+        if prefixCount < list.count { list.removeSubrange(prefixCount...) }
+        list.append(contentsOf: kept)
+        return (list, unmatched)
+    }
+
+    override func expectedNext() -> ArraySlice<Context>? {
+        diverged ? nil : previous[prefixCount...]
+    }
+
+    override func metExpected(_ count: Int) {
+        for child in previous[prefixCount..<(prefixCount + count)] { child.keptStamp = stamp }
+        prefixCount += count
     }
 
     /// A child still in this slot: kept, known by its box alone.
-    override func visitKnown(_ box: NodeBox) -> Bool {
+    override func visitKnown(_ unretainedBox: Unmanaged<NodeBox>) -> Bool {
+        if !diverged {
+            if prefixCount < previous.count,
+               unretainedBox._withUnsafeGuaranteedRef({ $0.isBound(to: previous[prefixCount]) }) {
+                previous[prefixCount].keptStamp = stamp
+                prefixCount += 1
+                return true
+            }
+            diverge()
+        }
+        let box = unretainedBox.takeUnretainedValue()
         guard let context = box.context, context.markStamp == stamp, context.keptStamp != stamp,
               context.hierarchy === parent.hierarchy
         else { return false }
@@ -288,11 +330,18 @@ final class ReconcileSink: VisitSink {
         return true
     }
 
+    /// Ends the prefix: marks the previous children after it, so that the rest of the visit can
+    /// recognise them wherever they are met.
+    private func diverge() {
+        diverged = true
+        for child in previous[prefixCount...] { child.markStamp = stamp }
+    }
+
     override func visit<M: Model>(_ model: M, visitor: inout ContainerVisitor) {
         let box = model.node.box
         guard let context = box.context else {
             let schema = Schema<M>.shared(model)
-            others.append((kept.count, .initial(InitialModel(
+            others.append((keptCount, .initial(InitialModel(
                 box: box,
                 id: schema.usesInstanceIdentity ? nil : AnyHashable(model.id),
                 schema: schema,
@@ -352,7 +401,7 @@ final class ReconcileSink: VisitSink {
                 fixes: ["Remove the model from its current place first, or add a new instance."]
             ))
         }
-        others.append((kept.count, .shared(context)))
+        others.append((keptCount, .shared(context)))
     }
 
     private func reject(_ issue: ModelIssue) {

@@ -30,14 +30,47 @@ public struct ContainerVisitor {
     public mutating func visit<M: Model>(_ model: M) {
         // The common case (a child still in its slot) needs only the model's identity, which is
         // handed over without going through generics.
-        if sink.visitKnown(model.node.box) { return }
+        if sink.visitKnown(model.node.unretainedBox) { return }
         sink.visit(model, visitor: &self)
+    }
+
+    /// Settles a model known by its identity (``ModelContainer/_modelIdentity()``) if the sink can.
+    @inlinable
+    func visitKnown(_ identity: UnsafeRawPointer) -> Bool {
+        sink.visitKnown(Unmanaged<NodeBox>.fromOpaque(identity))
+    }
+
+    /// Visits the elements of an array in order. The leading run of models that the sink expects in
+    /// that order (the children still in place, in the usual writes) is settled by identity checks
+    /// in one loop, without a call per model.
+    @inlinable
+    mutating func visitInOrder<C: ModelContainer>(_ elements: [C]) {
+        var index = 0
+        if let expected = sink.expectedNext() {
+            let limit = Swift.min(elements.count, expected.count)
+            var base = expected.startIndex
+            while index < limit, let identity = elements[index]._modelIdentity(),
+                  NodeBox.isBound(identity, to: expected[base]) {
+                index += 1
+                base += 1
+            }
+            if index > 0 { sink.metExpected(index) }
+        }
+        while index < elements.count {
+            if let identity = elements[index]._modelIdentity(), visitKnown(identity) {
+                index += 1
+                continue
+            }
+            visit(elements[index])
+            index += 1
+        }
     }
 
     /// Visits a nested container (an optional or array of models inside your own enum, say).
     @inlinable
     public mutating func visit<C: ModelContainer>(_ container: C) {
-        if container is any Model || !tracksPath {
+        // `tracksPath` first: the cast is a runtime check, with a copy of the value.
+        if !tracksPath || container is any Model {
             container.visit(&self)
         } else {
             visitLabeled(container)
@@ -82,9 +115,19 @@ class VisitSink {
     @usableFromInline
     var tracksPath: Bool { false }
 
-    /// Handles a model known by its identity alone, if the sink can; false to visit it in full.
+    /// The children the sink expects next, in order, while every model met so far was the one
+    /// expected; nil when it expects nothing in particular.
     @usableFromInline
-    func visitKnown(_ box: NodeBox) -> Bool { false }
+    func expectedNext() -> ArraySlice<Context>? { nil }
+
+    /// Settles the next `count` expected children: they were met in place.
+    @usableFromInline
+    func metExpected(_ count: Int) {}
+
+    /// Handles a model known by its identity alone, if the sink can; false to visit it in full.
+    /// The box is the visited model's, which the container keeps alive during the call.
+    @usableFromInline
+    func visitKnown(_ box: Unmanaged<NodeBox>) -> Bool { false }
 
     @usableFromInline
     func visit<M: Model>(_ model: M, visitor: inout ContainerVisitor) {}

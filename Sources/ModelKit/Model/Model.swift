@@ -58,6 +58,12 @@ extension Model {
     public func visit(_ visitor: inout ContainerVisitor) {
         visitor.visit(self)
     }
+
+    /// ModelKit's own: the address of the model's storage box, read without retaining it.
+    @inlinable
+    public func _modelIdentity() -> UnsafeRawPointer? {
+        UnsafeRawPointer(node.unretainedBox.toOpaque())
+    }
 }
 
 extension Model where ID == ModelID {

@@ -19,6 +19,15 @@
 public protocol ModelContainer {
     /// Calls `visitor.visit(_:)` for each model (or nested container) the value holds, in order.
     func visit(_ visitor: inout ContainerVisitor)
+
+    /// ModelKit's own; do not implement it. The identity of a model, nil for other containers: it
+    /// lets a collection recognise the children still in it without copying them.
+    func _modelIdentity() -> UnsafeRawPointer?
+}
+
+extension ModelContainer {
+    @inlinable
+    public func _modelIdentity() -> UnsafeRawPointer? { nil }
 }
 
 extension Optional: ModelContainer where Wrapped: ModelContainer {
@@ -34,10 +43,7 @@ extension Array: ModelContainer where Element: ModelContainer {
     @inlinable
     public func visit(_ visitor: inout ContainerVisitor) {
         guard visitor.tracksPath else {
-            // Elements are visited in place: no copy of each element per visit.
-            withUnsafeBufferPointer { elements in
-                for index in elements.indices { visitor.visit(elements[index]) }
-            }
+            visitor.visitInOrder(self)
             return
         }
         for (index, element) in enumerated() {

@@ -60,6 +60,15 @@ public struct ModelNode<M: Model>: Sendable {
         }
     }
 
+    /// The box, without a retain: for identity checks while the model is known to be alive.
+    @inlinable
+    var unretainedBox: Unmanaged<NodeBox> {
+        switch reference {
+        case .plain(let box): Unmanaged.passUnretained(box)
+        case .anchoring(let anchor): Unmanaged.passUnretained(anchor.box)
+        }
+    }
+
     /// Makes this copy one that keeps the hierarchy alive.
     mutating func hold(_ anchor: Anchor) {
         reference = .anchoring(anchor)

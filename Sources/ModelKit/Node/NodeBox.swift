@@ -7,7 +7,7 @@ final class NodeBox: @unchecked Sendable {
     let id: ModelID
 
     /// The bound context (`Unmanaged` bits), 0 before anchoring.
-    private let contextBits = Atomic<UInt>(0)
+    @usableFromInline let contextBits = Atomic<UInt>(0)
 
     /// Before anchoring: the modifiers set so far; after: the context, kept alive for `contextBits`.
     private enum Storage {
@@ -28,6 +28,18 @@ final class NodeBox: @unchecked Sendable {
         guard bits != 0 else { return nil }
         return Unmanaged<Context>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
             .takeUnretainedValue()
+    }
+
+    /// Whether the box is bound to `context` (an identity check, without retaining anything).
+    @inlinable @inline(__always)
+    func isBound(to context: Context) -> Bool {
+        contextBits.load(ordering: .relaxed) == UInt(bitPattern: Unmanaged.passUnretained(context).toOpaque())
+    }
+
+    /// Whether the box at `identity` (see ``ModelContainer/_modelIdentity()``) is bound to `context`.
+    @inlinable @inline(__always)
+    static func isBound(_ identity: UnsafeRawPointer, to context: Context) -> Bool {
+        Unmanaged<NodeBox>.fromOpaque(identity)._withUnsafeGuaranteedRef { $0.isBound(to: context) }
     }
 
     /// Binds the box to its context. The caller holds `unboundLock`.
