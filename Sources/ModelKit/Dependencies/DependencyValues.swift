@@ -73,9 +73,19 @@ public struct DependencyValues: Sendable {
         @inlinable
         get {
             // Specialized at the call site: the lookup itself is one non-generic call.
-            let box = box(for: ObjectIdentifier(key)) { makeDefault(key) }
-            let value = box.value(of: Key.Value.self)
-            guard box.isModel, let context = resolvingContext else { return value }
+            let value: Key.Value
+            let isModel: Bool
+            if case .context(let context) = source {
+                // A model reading: usually without retaining the box (see `dependencyBox`).
+                let (box, owner) = context.dependencyBox(ObjectIdentifier(key)) { makeDefault(key) }
+                (value, isModel) = withExtendedLifetime(owner) {
+                    box._withUnsafeGuaranteedRef { ($0.value(of: Key.Value.self), $0.isModel) }
+                }
+            } else {
+                let box = box(for: ObjectIdentifier(key)) { makeDefault(key) }
+                (value, isModel) = (box.value(of: Key.Value.self), box.isModel)
+            }
+            guard isModel, let context = resolvingContext else { return value }
             return context.hierarchy.dependencyModel(key, value: value, for: context)
         }
         set {
@@ -91,8 +101,8 @@ public struct DependencyValues: Sendable {
     func box(for id: ObjectIdentifier, makeDefault: () -> DefaultResolution) -> DependencyBox {
         switch source {
         case .context(let context):
-            if let box = context.dependencyStorage[id] { return box }
-            return context.hierarchy.defaultBox(for: id, resolvingFor: context, makeDefault: makeDefault)
+            let (box, owner) = context.dependencyBox(id, makeDefault: makeDefault)
+            return owner ?? box.takeUnretainedValue()
         case .values(let storage, let hierarchy):
             // Configuring (an override closure reading the base value to modify it): use the
             // hierarchy's default if one was resolved, else make one without caching or reporting,
@@ -108,6 +118,20 @@ public struct DependencyValues: Sendable {
         guard isTesting else { return DefaultResolution(box: TypedDependencyBox(Key.liveValue), keyName: "", missingTestValue: false) }
         let (value, missing) = MissingTestValue.check { Key.testValue }
         return DefaultResolution(box: TypedDependencyBox(value), keyName: typeName(key), missingTestValue: missing)
+    }
+}
+
+extension Context {
+    /// The box for the key `id` as this model reads it: its override, else the hierarchy's
+    /// default. The box is unretained when the context's overrides or the hierarchy's published
+    /// defaults keep it alive (the usual case); otherwise `owner` holds it.
+    @usableFromInline
+    final func dependencyBox(
+        _ id: ObjectIdentifier, makeDefault: () -> DefaultResolution
+    ) -> (box: Unmanaged<DependencyBox>, owner: DependencyBox?) {
+        if let box = dependencyStorage.unretainedBox(id) ?? hierarchy.publishedDefault(id) { return (box, nil) }
+        let box = hierarchy.defaultBox(for: id, resolvingFor: self, makeDefault: makeDefault)
+        return (Unmanaged.passUnretained(box), box)
     }
 }
 
@@ -133,6 +157,16 @@ final class DefaultsSnapshot: Sendable {
 @usableFromInline
 struct DependencyList: Sendable {
     private var entries: [(id: ObjectIdentifier, box: DependencyBox)] = []
+
+    /// The box for `id`, unretained: the list's owner keeps it alive.
+    func unretainedBox(_ id: ObjectIdentifier) -> Unmanaged<DependencyBox>? {
+        entries.withUnsafeBufferPointer { entries in
+            for index in entries.indices where entries[index].id == id {
+                return Unmanaged.passUnretained(entries[index].box)
+            }
+            return nil
+        }
+    }
 
     subscript(id: ObjectIdentifier) -> DependencyBox? {
         get {
@@ -187,7 +221,7 @@ extension Hierarchy {
     func defaultBox(
         for id: ObjectIdentifier, resolvingFor context: Context?, makeDefault: () -> DefaultResolution
     ) -> DependencyBox {
-        if let box = publishedDefault(id) ?? cachedDefault(id) {
+        if let box = publishedDefault(id)?.takeUnretainedValue() ?? cachedDefault(id) {
             return box
         }
         let resolution = makeDefault()
@@ -211,12 +245,13 @@ extension Hierarchy {
         return resolved
     }
 
-    /// The published default of the key `id`, read without the lock.
-    private func publishedDefault(_ id: ObjectIdentifier) -> DependencyBox? {
+    /// The published default of the key `id`, read without the lock. Published snapshots live as
+    /// long as the hierarchy, so the box needs no retain.
+    func publishedDefault(_ id: ObjectIdentifier) -> Unmanaged<DependencyBox>? {
         let bits = defaultsSnapshotBits.load(ordering: .acquiring)
         guard bits != 0 else { return nil }
         return Unmanaged<DefaultsSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
-            ._withUnsafeGuaranteedRef { $0.defaults[id] }
+            ._withUnsafeGuaranteedRef { $0.defaults.unretainedBox(id) }
     }
 
     /// Publishes a new snapshot with `box` added. Caller holds the lock.
@@ -230,7 +265,7 @@ extension Hierarchy {
 
     /// The default of the key `id` if it was resolved already.
     func existingDefault(_ id: ObjectIdentifier) -> DependencyBox? {
-        publishedDefault(id) ?? cachedDefault(id)
+        publishedDefault(id)?.takeUnretainedValue() ?? cachedDefault(id)
     }
 
     /// The resolved default of the key `id`, if any: the read path, like a tracked read's.

@@ -33,19 +33,33 @@ package final class ThreadLocal<Value: AnyObject>: Sendable {
             return Unmanaged<Value>.fromOpaque(pointer).takeUnretainedValue()
         }
         set {
+            // The slot owns one retain of its value.
             if let old = pthread_getspecific(key) {
                 Unmanaged<AnyObject>.fromOpaque(old).release()
             }
-            let new = newValue.map { Unmanaged<Value>.passRetained($0).toOpaque() }
-            pthread_setspecific(key, new)
+            if let newValue {
+                pthread_setspecific(key, Unmanaged.passRetained(newValue).toOpaque())
+            } else {
+                pthread_setspecific(key, nil)
+            }
         }
     }
 
     /// Runs `body` with `value` set, restoring the previous value afterwards.
     package func withValue<R>(_ value: Value?, _ body: () throws -> R) rethrows -> R {
-        let previous = self.value
-        self.value = value
-        defer { self.value = previous }
+        // The previous value keeps its retain while it is out of the slot, and gets the slot back.
+        let previous = pthread_getspecific(key)
+        if let value {
+            pthread_setspecific(key, Unmanaged.passRetained(value).toOpaque())
+        } else {
+            pthread_setspecific(key, nil)
+        }
+        defer {
+            if let current = pthread_getspecific(key) {
+                Unmanaged<AnyObject>.fromOpaque(current).release()
+            }
+            pthread_setspecific(key, previous)
+        }
         return try body()
     }
 }

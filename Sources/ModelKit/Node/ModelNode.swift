@@ -96,6 +96,6 @@ public struct ModelNode<M: Model>: Sendable {
 
     /// The model's context when anchored, without reporting.
     var anchoredContext: Context? {
-        box.context
+        unretainedBox._withUnsafeGuaranteedRef { $0.context }
     }
 }

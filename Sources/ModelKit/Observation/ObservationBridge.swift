@@ -25,10 +25,15 @@ enum AccessRecording {
     /// Runs `body`, returning its result and the properties it read.
     static func recording<R>(_ body: () throws -> R) rethrows -> (R, [Read]) {
         let recorder = AccessRecorder()
+        let result = try recording(into: recorder, body)
+        return (result, recorder.reads)
+    }
+
+    /// Runs `body`, recording the properties it reads into `recorder` (after what it holds).
+    static func recording<R>(into recorder: AccessRecorder, _ body: () throws -> R) rethrows -> R {
         activeCount.add(1, ordering: .relaxed)
         defer { activeCount.subtract(1, ordering: .relaxed) }
-        let result = try current.withValue(recorder, body)
-        return (result, recorder.reads)
+        return try current.withValue(recorder, body)
     }
 
     /// One read of one property of one model.
