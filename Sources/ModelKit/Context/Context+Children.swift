@@ -215,6 +215,7 @@ extension Context {
         }
         guard !alreadyBound else { return }
         model = newModel
+        if replacedInstances < .max { replacedInstances += 1 }
         let standIn = makeReplacedStandIn()
         for index in newCells.indices where newCells[index] !== oldCells[index] {
             let oldCell = oldCells[index]

@@ -130,6 +130,8 @@ final class Context: @unchecked Sendable {
     let isRoot: Bool
     /// Bit `i` set: property `i` has observers in `extras` (bit 31 stands for 31 and above).
     @exclusivity(unchecked) var observedMask: UInt32 = 0
+    /// How many times a new instance with the model's id continued it (see `adopt`).
+    @usableFromInline @exclusivity(unchecked) var replacedInstances: UInt32 = 0
     /// Marks used by one reconciliation pass.
     @exclusivity(unchecked) var markStamp: UInt64 = 0
     @exclusivity(unchecked) var keptStamp: UInt64 = 0

@@ -377,7 +377,7 @@ struct DeliveryBatch {
 
 /// A queued stream delivery.
 enum Delivery {
-    case property(PropertyObserver, Any)
+    case property(PropertyObserver, AnyObject)
     case event(EventListener, Any, Any)
     case run(@Sendable () -> Void)
 

@@ -75,6 +75,7 @@ public struct ModelNode<M: Model>: Sendable {
     }
 
     /// The model's context, or a report naming `api` when the model is not anchored.
+    @usableFromInline
     func context(
         for api: @autoclosure () -> String, fileID: StaticString, filePath: StaticString, line: UInt, column: UInt,
         consequence: @autoclosure () -> String = "nothing happened"

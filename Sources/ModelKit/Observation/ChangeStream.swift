@@ -6,6 +6,7 @@
 // the lock) in that order.
 
 /// An observer registered on the properties its expression read.
+@usableFromInline
 class PropertyObserver: @unchecked Sendable {
     struct Registration {
         let context: WeakRef<Context>
@@ -23,12 +24,12 @@ class PropertyObserver: @unchecked Sendable {
         self.hierarchy = hierarchy
     }
 
-    /// Re-evaluates after a commit; returns the value to deliver, or nil to deliver nothing.
+    /// Re-evaluates after a commit; returns the change to deliver, or nil to deliver nothing.
     /// Caller holds the lock.
-    func reevaluate() -> Any? { nil }
+    func reevaluate() -> AnyObject? { nil }
 
-    /// Delivers a value produced by `reevaluate`. Called without the lock, in commit order.
-    func deliver(_ value: Any) {}
+    /// Delivers a change produced by `reevaluate`. Called without the lock, in commit order.
+    func deliver(_ change: AnyObject) {}
 
     /// Ends the observer's stream.
     func finish() {}
@@ -97,6 +98,7 @@ class PropertyObserver: @unchecked Sendable {
     }
 
     /// Stops observing: unregisters, leaves its owner, and ends the stream.
+    @usableFromInline
     final func cancel() {
         hierarchy.lock.withShortLock {
             unregisterAll(except: nil)
@@ -107,25 +109,30 @@ class PropertyObserver: @unchecked Sendable {
     }
 }
 
-/// Observes an expression; delivers its distinct values.
-final class ExpressionObserver<Value: Sendable>: PropertyObserver, @unchecked Sendable {
-    private let expression: @Sendable () -> Value
-    private let isDuplicate: (@Sendable (Value, Value) -> Bool)?
-    private let onValue: @Sendable (_ old: Value?, _ new: Value) -> Void
-    private let onFinish: @Sendable () -> Void
-    // Safety: guarded by the lock of `hierarchy`.
-    @exclusivity(unchecked) private var last: Value?
+/// Observes an expression and delivers what it decides.
+///
+/// Not generic: what depends on the value's type is in the two closures, built by the (inlinable)
+/// public entry points, so that the client specializes them for its types. Unspecialized generic
+/// code would look up type metadata (`Optional<Value>`, the change it delivers) at every commit.
+@usableFromInline
+final class ExpressionObserver: PropertyObserver, @unchecked Sendable {
+    /// Evaluates the expression and returns the change to deliver, or nil. Run under the lock.
+    private let evaluate: () -> AnyObject?
+    /// Delivers a change `evaluate` returned. Called without the lock, in commit order.
+    private let deliverChange: (AnyObject) -> Void
+    private let onFinish: () -> Void
+    // Safety: used by `reevaluate`, under the lock of `hierarchy`.
+    private let recorder = AccessRecorder()
 
+    @usableFromInline
     init(
         hierarchy: Hierarchy,
-        expression: @escaping @Sendable () -> Value,
-        isDuplicate: (@Sendable (Value, Value) -> Bool)?,
-        onValue: @escaping @Sendable (_ old: Value?, _ new: Value) -> Void,
-        onFinish: @escaping @Sendable () -> Void
+        evaluate: @escaping () -> AnyObject?,
+        deliver: @escaping (AnyObject) -> Void,
+        onFinish: @escaping () -> Void
     ) {
-        self.expression = expression
-        self.isDuplicate = isDuplicate
-        self.onValue = onValue
+        self.evaluate = evaluate
+        self.deliverChange = deliver
         self.onFinish = onFinish
         super.init(hierarchy: hierarchy)
     }
@@ -133,48 +140,91 @@ final class ExpressionObserver<Value: Sendable>: PropertyObserver, @unchecked Se
     /// First evaluation: registers and, if `deliverInitial`, queues the current value ahead of
     /// any later commit. Caller holds the lock.
     func start(deliverInitial: Bool) {
-        let (value, reads) = AccessRecording.recording(expression)
-        register(on: reads)
-        last = value
-        if deliverInitial {
-            hierarchy.deliveries.append(.property(self, Change(old: nil, new: value)))
+        let change = evaluateRecording()
+        if deliverInitial, let change {
+            hierarchy.deliveries.append(.property(self, change))
         }
     }
 
-    override func reevaluate() -> Any? {
+    override func reevaluate() -> AnyObject? {
         guard !isCancelled else { return nil }
-        let (value, reads) = AccessRecording.recording(expression)
-        register(on: reads)
-        let previous = last
-        if let previous, let isDuplicate, isDuplicate(previous, value) { return nil }
-        last = value
-        return Change(old: previous, new: value)
+        return evaluateRecording()
     }
 
-    override func deliver(_ value: Any) {
-        guard let change = value as? Change else { return }
-        onValue(change.old, change.new)
+    private func evaluateRecording() -> AnyObject? {
+        recorder.reads.removeAll(keepingCapacity: true)
+        let change = AccessRecording.recording(into: recorder, evaluate)
+        register(on: recorder.reads)
+        return change
+    }
+
+    override func deliver(_ change: AnyObject) {
+        deliverChange(change)
     }
 
     override func finish() {
         onFinish()
     }
+}
 
-    private struct Change {
-        let old: Value?
-        let new: Value
+/// The last value an observer saw, and how it tells a new value from it.
+@usableFromInline
+final class ObservedValue<Value>: @unchecked Sendable {
+    // Safety: `last` is read and written by the observer's evaluations, under the hierarchy lock.
+    @usableFromInline var last: Value?
+    @usableFromInline let isDuplicate: (@Sendable (Value, Value) -> Bool)?
+
+    @inlinable
+    init(isDuplicate: (@Sendable (Value, Value) -> Bool)?) {
+        self.isDuplicate = isDuplicate
+    }
+
+    /// The change to `value`, or nil when it is a duplicate of the last value.
+    @inlinable
+    func update(_ value: Value) -> ObservedChange<Value>? {
+        let old = last
+        if let old, let isDuplicate, isDuplicate(old, value) { return nil }
+        last = value
+        return ObservedChange(old: old, new: value)
+    }
+}
+
+/// A change an observer delivers.
+@usableFromInline
+final class ObservedChange<Value> {
+    @usableFromInline let old: Value?
+    @usableFromInline let new: Value
+
+    @inlinable
+    init(old: Value?, new: Value) {
+        self.old = old
+        self.new = new
+    }
+
+    /// The change an observer's `evaluate` returned (always of this type).
+    @inlinable
+    static func from(_ object: AnyObject) -> ObservedChange<Value> {
+        unsafeDowncast(object, to: ObservedChange<Value>.self)
     }
 }
 
 extension Context {
     /// The model's current instance (a newer instance may have continued it), or `fallback`.
     /// Caller holds the lock.
+    @inlinable
     final func current<M: Model>(_ fallback: M) -> M {
+        // Most models are never continued by a new instance: then `fallback` is current.
+        replacedInstances == 0 ? fallback : currentModel(fallback)
+    }
+
+    @usableFromInline
+    final func currentModel<M: Model>(_ fallback: M) -> M {
         model as? M ?? fallback
     }
 
     /// Starts an observer owned by this context; false if the model is not live.
-    final func startObserver<Value: Sendable>(_ observer: ExpressionObserver<Value>, deliverInitial: Bool) -> Bool {
+    @usableFromInline
+    final func startObserver(_ observer: ExpressionObserver, deliverInitial: Bool) -> Bool {
         hierarchy.withSection {
             guard state.isLive else { return false }
             ensuredExtras.ownedObservers.append(observer)
@@ -185,17 +235,18 @@ extension Context {
     }
 
     /// A stream of the expression's values, owned by this context.
+    @inlinable
     final func observationStream<Value: Sendable>(
         initial: Bool,
         isDuplicate: (@Sendable (Value, Value) -> Bool)?,
         _ expression: @escaping @Sendable () -> Value
     ) -> AsyncStream<Value> {
         let (stream, continuation) = AsyncStream<Value>.makeStream()
+        let value = ObservedValue<Value>(isDuplicate: isDuplicate)
         let observer = ExpressionObserver(
             hierarchy: hierarchy,
-            expression: expression,
-            isDuplicate: isDuplicate,
-            onValue: { _, new in continuation.yield(new) },
+            evaluate: { value.update(expression()) },
+            deliver: { continuation.yield(ObservedChange<Value>.from($0).new) },
             onFinish: { continuation.finish() }
         )
         continuation.onTermination = { [weak observer] _ in observer?.cancel() }
@@ -218,6 +269,7 @@ extension Model {
     ///
     /// The stream listens from the moment it is created and ends when the model is removed.
     /// For `Equatable` values only distinct values are delivered; otherwise every write is.
+    @inlinable
     public func change<Value: Sendable>(
         of keyPath: KeyPath<Self, Value> & Sendable,
         initial: Bool = true,
@@ -232,6 +284,7 @@ extension Model {
     }
 
     /// The distinct values of `keyPath`. See ``change(of:initial:fileID:filePath:line:column:)``.
+    @inlinable
     public func change<Value: Sendable & Equatable>(
         of keyPath: KeyPath<Self, Value> & Sendable,
         initial: Bool = true,
@@ -257,6 +310,7 @@ extension ModelNode {
     ///
     /// - Note: The expression runs while the hierarchy is locked for the commit it observes. It should
     ///   only read models of this hierarchy.
+    @inlinable
     public func observe<Value: Sendable>(
         initial: Bool = true,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
@@ -269,6 +323,7 @@ extension ModelNode {
     }
 
     /// The distinct values of an expression over model state.
+    @inlinable
     public func observe<Value: Sendable & Equatable>(
         initial: Bool = true,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
@@ -292,53 +347,71 @@ extension ModelNode {
     /// ```
     ///
     /// - Returns: A ``Cancellable`` that stops it.
-    @discardableResult
+    @inlinable @discardableResult
     public func onChange<Value: Sendable>(
         of keyPath: KeyPath<M, Value> & Sendable,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
         perform: @escaping @Sendable (_ old: Value, _ new: Value) -> Void
     ) -> Cancellable {
-        startOnChange(of: keyPath, isDuplicate: nil, location: (fileID, filePath, line, column), perform: perform)
+        startOnChange(of: keyPath, isDuplicate: nil, fileID: fileID, filePath: filePath, line: line, column: column, perform: perform)
     }
 
     /// Runs `perform` on each distinct change of an `Equatable` value.
-    @discardableResult
+    @inlinable @discardableResult
     public func onChange<Value: Sendable & Equatable>(
         of keyPath: KeyPath<M, Value> & Sendable,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
         perform: @escaping @Sendable (_ old: Value, _ new: Value) -> Void
     ) -> Cancellable {
-        startOnChange(of: keyPath, isDuplicate: { $0 == $1 }, location: (fileID, filePath, line, column), perform: perform)
+        startOnChange(of: keyPath, isDuplicate: { $0 == $1 }, fileID: fileID, filePath: filePath, line: line, column: column, perform: perform)
     }
 
-    private func startOnChange<Value: Sendable>(
+    @inlinable
+    func startOnChange<Value: Sendable>(
         of keyPath: KeyPath<M, Value> & Sendable,
         isDuplicate: (@Sendable (Value, Value) -> Bool)?,
-        location: (StaticString, StaticString, UInt, UInt),
+        fileID: StaticString, filePath: StaticString, line: UInt, column: UInt,
         perform: @escaping @Sendable (Value, Value) -> Void
     ) -> Cancellable {
-        guard let context = context(for: "onChange(of:)", fileID: location.0, filePath: location.1, line: location.2, column: location.3),
-              let model = context.lock.withShortLock({ context.model as? M })
+        guard let context = context(for: "onChange(of:)", fileID: fileID, filePath: filePath, line: line, column: column),
+              let model = context.liveModel(M.self)
         else { return Cancellable() }
+        let value = ObservedValue<Value>(isDuplicate: isDuplicate)
         let observer = ExpressionObserver(
             hierarchy: context.hierarchy,
-            expression: { context.current(model)[keyPath: keyPath] },
-            isDuplicate: isDuplicate,
-            onValue: { old, new in
-                if let old { perform(old, new) }
+            evaluate: { value.update(context.current(model)[keyPath: keyPath]) },
+            deliver: { object in
+                let change = ObservedChange<Value>.from(object)
+                if let old = change.old { perform(old, change.new) }
             },
             onFinish: {}
         )
-        guard context.startObserver(observer, deliverInitial: false),
-              let workID = context.registerWork(
+        return context.startOnChange(observer, fileID: fileID, filePath: filePath, line: line, column: column)
+    }
+}
+
+extension Context {
+    /// The model, if it is an `M` (read under the lock).
+    @usableFromInline
+    final func liveModel<M: Model>(_: M.Type) -> M? {
+        lock.withShortLock { model as? M }
+    }
+
+    /// Starts an `onChange` observer as work of this model.
+    @usableFromInline
+    final func startOnChange(
+        _ observer: ExpressionObserver, fileID: StaticString, filePath: StaticString, line: UInt, column: UInt
+    ) -> Cancellable {
+        guard startObserver(observer, deliverInitial: false),
+              let workID = registerWork(
                 isTask: false,
                 onCancel: { [weak observer] in observer?.cancel() },
-                location: SourceLocation(fileID: location.0, filePath: location.1, line: location.2, column: location.3)
+                location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
               )
         else {
             observer.cancel()
             return Cancellable()
         }
-        return Cancellable(context: context, workID: workID)
+        return Cancellable(context: self, workID: workID)
     }
 }

@@ -23,6 +23,7 @@ public struct Cancellable: Sendable {
     }
 
     /// A handle to nothing (returned when no work could be started).
+    @usableFromInline
     init() {
         self.context = nil
         self.workID = -1
