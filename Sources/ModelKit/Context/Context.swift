@@ -128,10 +128,10 @@ final class Context: @unchecked Sendable {
     // Safety: every field below is guarded by the hierarchy lock. (Small fields first, packed.)
     @exclusivity(unchecked) var state: ContextState
     let isRoot: Bool
+    /// How many times a new instance with the model's id continued it (see `adopt`), saturating.
+    @usableFromInline @exclusivity(unchecked) var replacedInstances: UInt16 = 0
     /// Bit `i` set: property `i` has observers in `extras` (bit 31 stands for 31 and above).
     @exclusivity(unchecked) var observedMask: UInt32 = 0
-    /// How many times a new instance with the model's id continued it (see `adopt`).
-    @usableFromInline @exclusivity(unchecked) var replacedInstances: UInt32 = 0
     /// Marks used by one reconciliation pass.
     @exclusivity(unchecked) var markStamp: UInt64 = 0
     @exclusivity(unchecked) var keptStamp: UInt64 = 0
