@@ -1,19 +1,20 @@
 /// The parts of a context most models never use, allocated on first use: running work, property
 /// observers and event listeners. Guarded by the hierarchy lock, like the context that owns it.
 final class ContextExtras {
+    // Safety: every field is guarded by the hierarchy lock (so no dynamic exclusivity checks).
     /// Tasks and `onCancel` handlers, by id.
-    var work: [Int: WorkEntry] = [:]
-    var nextWorkID = 0
+    @exclusivity(unchecked) var work: [Int: WorkEntry] = [:]
+    @exclusivity(unchecked) var nextWorkID = 0
     /// Observers of this context's properties, by property index.
-    var propertyObservers: [Int: [PropertyObserver]] = [:]
+    @exclusivity(unchecked) var propertyObservers: [Int: [PropertyObserver]] = [:]
     /// Observers owned by this context (they may be registered on other contexts too).
-    var ownedObservers: [PropertyObserver] = []
+    @exclusivity(unchecked) var ownedObservers: [PropertyObserver] = []
     /// Listeners of events sent to this context.
-    var eventListeners: [EventListener] = []
+    @exclusivity(unchecked) var eventListeners: [EventListener] = []
     /// The stand-in of this context's replaced instances, while their cells live.
-    var standIn = WeakRef<Context>(nil)
+    @exclusivity(unchecked) var standIn = WeakRef<Context>(nil)
     /// For a stand-in: the live context it keeps alive.
-    var successor: Context?
+    @exclusivity(unchecked) var successor: Context?
 
     /// One running task or registered `onCancel` handler.
     struct WorkEntry {

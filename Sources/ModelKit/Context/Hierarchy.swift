@@ -11,6 +11,8 @@ package final class Hierarchy: @unchecked Sendable {
     /// Section nesting on the holding thread.
     @exclusivity(unchecked) var depth = 0
     @exclusivity(unchecked) var pendingChanges: [PendingChange] = []
+    /// An empty buffer, swapped with `pendingChanges` to commit them.
+    @exclusivity(unchecked) private var spareChanges: [PendingChange] = []
     @exclusivity(unchecked) var pendingActions: [SectionAction] = []
     /// Contexts whose last place was removed during the current section.
     @exclusivity(unchecked) var orphans: [Context] = []
@@ -105,12 +107,15 @@ package final class Hierarchy: @unchecked Sendable {
                 if !batch.isEmpty { teardowns.append(.teardown(batch)) }
             }
             if !pendingChanges.isEmpty {
-                let changes = pendingChanges
-                pendingChanges.removeAll(keepingCapacity: true)
+                // Swapped with a spare buffer, so that neither allocates in the usual section.
+                var changes = spareChanges
+                swap(&changes, &pendingChanges)
                 for change in changes {
                     work.notifications.append((change.context, change.index))
                 }
                 commit(changes, into: &work)
+                changes.removeAll(keepingCapacity: true)
+                spareChanges = changes
             }
         }
         depth = 0
@@ -121,10 +126,17 @@ package final class Hierarchy: @unchecked Sendable {
         work.actions = teardowns.isEmpty ? pendingActions : teardowns + pendingActions
         pendingActions = []
         if !deliveries.isEmpty {
-            nextTicket &+= 1
-            deliveryQueue.append(DeliveryBatch(ticket: nextTicket, items: deliveries))
+            if deliveryQueue.isEmpty && !isDraining {
+                // Nothing is waiting to be delivered: this section delivers its own, as the
+                // draining thread, with no batch to queue and find again.
+                isDraining = true
+                work.deliveries = .direct(deliveries)
+            } else {
+                nextTicket &+= 1
+                deliveryQueue.append(DeliveryBatch(ticket: nextTicket, items: deliveries))
+                work.deliveries = .queued(ticket: nextTicket)
+            }
             deliveries = []
-            work.deliveryTicket = nextTicket
         }
         return work
     }
@@ -193,6 +205,20 @@ package final class Hierarchy: @unchecked Sendable {
             return
         }
         isDraining = true
+        drainReadyBatches()
+    }
+
+    /// Performs a section's deliveries as the draining thread (see `finishSection`), then the
+    /// batches other sections queued meanwhile. Call without holding the lock.
+    func deliverDirectly(_ items: [Delivery]) {
+        for delivery in items { delivery.perform() }
+        lock.lock()
+        drainReadyBatches()
+    }
+
+    /// Performs the ready batches in order until none is ready, then stops draining. The caller
+    /// holds the lock and is the draining thread; returns without the lock.
+    private func drainReadyBatches() {
         while true {
             var batches: [DeliveryBatch] = []
             while let first = deliveryQueue.first, first.isReady {
@@ -333,8 +359,8 @@ struct SectionWork {
     var notifications: [(Context, Int)] = []
     var committedHooks: [any HierarchyHook] = []
     var actions: [SectionAction] = []
-    /// The section's stream deliveries, queued in commit order, to release after the notifications.
-    var deliveryTicket: UInt64?
+    /// The section's stream deliveries, performed after the notifications, in commit order.
+    var deliveries = SectionDeliveries.none
 
     func perform(_ hierarchy: Hierarchy) {
         if notifications.count == 1 {
@@ -346,7 +372,11 @@ struct SectionWork {
                 context.notifyObservation(index)
             }
         }
-        if let deliveryTicket { hierarchy.deliver(ticket: deliveryTicket) }
+        switch deliveries {
+        case .none: break
+        case .direct(let items): hierarchy.deliverDirectly(items)
+        case .queued(let ticket): hierarchy.deliver(ticket: ticket)
+        }
         for hook in committedHooks { hook.didCommit() }
         for action in actions {
             switch action {
@@ -366,6 +396,15 @@ struct SectionWork {
         let context: ObjectIdentifier
         let index: Int
     }
+}
+
+/// How a committed section's deliveries reach their streams.
+enum SectionDeliveries {
+    case none
+    /// Nothing was queued before them: the section's thread drains, starting with these.
+    case direct([Delivery])
+    /// Queued behind earlier sections' deliveries, under this ticket.
+    case queued(ticket: UInt64)
 }
 
 /// The stream deliveries of one committed section.

@@ -171,7 +171,7 @@ final class ExpressionObserver: PropertyObserver, @unchecked Sendable {
 @usableFromInline
 final class ObservedValue<Value>: @unchecked Sendable {
     // Safety: `last` is read and written by the observer's evaluations, under the hierarchy lock.
-    @usableFromInline var last: Value?
+    @usableFromInline @exclusivity(unchecked) var last: Value?
     @usableFromInline let isDuplicate: (@Sendable (Value, Value) -> Bool)?
 
     @inlinable
@@ -192,14 +192,27 @@ final class ObservedValue<Value>: @unchecked Sendable {
 /// A change an observer delivers.
 @usableFromInline
 final class ObservedChange<Value> {
-    @usableFromInline let old: Value?
+    // No `Optional<Value>` field: the class's deinit is not specialized, and destroying an optional
+    // of a generic type would look up its metadata at every change.
+    @usableFromInline let oldOrNew: Value
+    @usableFromInline let hasOld: Bool
     @usableFromInline let new: Value
 
     @inlinable
     init(old: Value?, new: Value) {
-        self.old = old
+        if let old {
+            oldOrNew = old
+            hasOld = true
+        } else {
+            oldOrNew = new
+            hasOld = false
+        }
         self.new = new
     }
+
+    /// The value before the change; nil for an observer's first value.
+    @inlinable
+    var old: Value? { hasOld ? oldOrNew : nil }
 
     /// The change an observer's `evaluate` returned (always of this type).
     @inlinable

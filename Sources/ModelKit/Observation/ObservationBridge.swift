@@ -45,7 +45,8 @@ enum AccessRecording {
 
 /// The reads of one recording.
 final class AccessRecorder {
-    var reads: [AccessRecording.Read] = []
+    // Safety (exclusivity): used by one thread, the one recording.
+    @exclusivity(unchecked) var reads: [AccessRecording.Read] = []
 }
 
 extension AccessRecording.Read {
