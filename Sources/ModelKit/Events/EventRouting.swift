@@ -2,10 +2,12 @@
 // hierarchy lock; the deliveries are performed after it, in send order.
 
 /// A listener of the events sent to one model.
+@usableFromInline
 final class EventListener: Sendable {
     private let onEvent: @Sendable (_ event: Any, _ sender: Any) -> Void
     private let onFinish: @Sendable () -> Void
 
+    @usableFromInline
     init(onEvent: @escaping @Sendable (Any, Any) -> Void, onFinish: @escaping @Sendable () -> Void) {
         self.onEvent = onEvent
         self.onFinish = onFinish
@@ -73,6 +75,7 @@ extension Context {
     }
 
     /// Adds a listener of the events sent to this model; nil if the model is not live.
+    @usableFromInline
     final func addEventListener(_ listener: EventListener) -> Bool {
         lock.withShortLock {
             guard state.isLive else { return false }
@@ -82,6 +85,7 @@ extension Context {
         }
     }
 
+    @usableFromInline
     final func removeEventListener(_ listener: EventListener) {
         lock.withShortLock {
             guard let extras, let index = extras.eventListeners.firstIndex(where: { $0 === listener }) else { return }

@@ -10,6 +10,7 @@ extension ModelNode {
     /// ```
     ///
     /// The stream listens from the moment it is created and ends when the model is removed.
+    @inlinable
     public func event<Event: Sendable & Equatable>(
         of event: Event,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
@@ -21,6 +22,7 @@ extension ModelNode {
     }
 
     /// The events of type `type` sent to this model.
+    @inlinable
     public func event<Event: Sendable>(
         ofType type: Event.Type,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
@@ -41,6 +43,7 @@ extension ModelNode {
     ///     }
     /// }
     /// ```
+    @inlinable
     public func event<Sender: Model>(
         fromType type: Sender.Type,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
@@ -51,7 +54,9 @@ extension ModelNode {
         }
     }
 
-    private func eventStream<Element: Sendable>(
+    /// Built inline in the caller, so that matching and yielding are specialized for its types.
+    @inlinable
+    func eventStream<Element: Sendable>(
         api: String,
         location: (StaticString, StaticString, UInt, UInt),
         match: @escaping @Sendable (_ event: Any, _ sender: Any) -> Element?

@@ -54,7 +54,9 @@ extension ModelNode {
     ///   - cancelPrevious: When true, a new element cancels the running `body` and waits until it has
     ///     fully unwound before starting the next one.
     /// - Returns: A ``Cancellable``; cancelling it also cancels the running body.
-    @discardableResult
+    // Inlinable, so that the loop over the sequence is specialized for its type in the caller:
+    // unspecialized, every element would look up generic metadata.
+    @inlinable @discardableResult
     public func forEach<S: AsyncSequence & Sendable>(
         _ sequence: S,
         cancelPrevious: Bool = false,
@@ -62,19 +64,21 @@ extension ModelNode {
         perform body: @escaping @Sendable (S.Element) async throws -> Void,
         catch handler: (@Sendable (any Error) -> Void)? = nil
     ) -> Cancellable where S.Element: Sendable {
-        let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         guard let context = context(for: "forEach", fileID: fileID, filePath: filePath, line: line, column: column) else {
             return Cancellable()
+        }
+        let handle: @Sendable (any Error) -> Void = { error in
+            context.handle(error, handler: handler, fileID: fileID, filePath: filePath, line: line, column: column)
         }
         let runBody: @Sendable (S.Element) async -> Void = { element in
             do {
                 try await body(element)
             } catch is CancellationError {
             } catch {
-                context.handle(error, handler: handler, location: location)
+                handle(error)
             }
         }
-        return context.startTask(location: location) {
+        return context.startTask(fileID: fileID, filePath: filePath, line: line, column: column) {
             do {
                 if cancelPrevious {
                     try await forEachCancellingPrevious(sequence, runBody)
@@ -85,7 +89,7 @@ extension ModelNode {
                 }
             } catch is CancellationError {
             } catch {
-                context.handle(error, handler: handler, location: location)
+                handle(error)
             }
         }
     }
@@ -93,7 +97,8 @@ extension ModelNode {
 
 /// Consumes `sequence`, cancelling the running body when a new element arrives and waiting for it
 /// to unwind before starting the next.
-private func forEachCancellingPrevious<S: AsyncSequence & Sendable>(
+@usableFromInline
+func forEachCancellingPrevious<S: AsyncSequence & Sendable>(
     _ sequence: S, _ body: @escaping @Sendable (S.Element) async -> Void
 ) async throws where S.Element: Sendable {
     let running = Protected<Task<Void, Never>?>(nil)
@@ -127,6 +132,24 @@ extension Context {
         }
         attach(task, to: workID)
         return Cancellable(context: self, workID: workID)
+    }
+
+    /// Registers and starts a task started at the given call site.
+    @usableFromInline
+    final func startTask(
+        fileID: StaticString, filePath: StaticString, line: UInt, column: UInt,
+        _ operation: @escaping @Sendable () async -> Void
+    ) -> Cancellable {
+        startTask(location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column), operation)
+    }
+
+    /// Routes an error thrown by the work started at the given call site to its handler, or reports it.
+    @usableFromInline
+    final func handle(
+        _ error: any Error, handler: (@Sendable (any Error) -> Void)?,
+        fileID: StaticString, filePath: StaticString, line: UInt, column: UInt
+    ) {
+        handle(error, handler: handler, location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
     }
 
     /// Routes an error thrown by a model's work to its handler, or reports it.
