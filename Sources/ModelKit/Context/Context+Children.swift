@@ -121,9 +121,7 @@ extension Context {
                 if let id = initial.id { existing.byID[id] = child }
             }
         }
-        for (position, child) in placed.reversed() {
-            list.insert(child, at: position)
-        }
+        insert(placed, into: &list)
         for issue in sink.issues {
             hierarchy.deferIssue(issue)
         }
@@ -137,6 +135,30 @@ extension Context {
         }
         existing.list = list
         if !list.isEmpty { slots[index] = existing }
+    }
+
+    /// Puts the placed children among the kept ones in `list`: each goes before the kept child at
+    /// its position (after every kept one when its position is the count), placed children at one
+    /// position in the order they were met. Linear, and in place when all go at the end.
+    private final func insert(_ placed: [(position: Int, child: Context)], into list: inout [Context]) {
+        guard let first = placed.first else { return }
+        if first.position == list.count {
+            // Positions never decrease: every placed child goes after the kept ones.
+            list.append(contentsOf: placed.lazy.map(\.child))
+            return
+        }
+        var result: [Context] = []
+        result.reserveCapacity(list.count + placed.count)
+        var next = 0
+        for (position, child) in list.enumerated() {
+            while next < placed.count, placed[next].position == position {
+                result.append(placed[next].child)
+                next += 1
+            }
+            result.append(child)
+        }
+        result.append(contentsOf: placed[next...].lazy.map(\.child))
+        list = result
     }
 
     private final func reportDuplicate(_ id: AnyHashable, slot index: Int) {

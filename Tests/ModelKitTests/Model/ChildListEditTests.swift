@@ -93,6 +93,23 @@ private struct Board: Model {
         #expect(board.items[1].lifetime == .anchored && board.items[1].value == 7)
     }
 
+    @Test func newChildrenAmongKeptOnesKeepTheWrittenOrder() {
+        let log = Log()
+        let board = Board().withAnchor()
+        board.items = ["a", "b"].map { TreeModel($0, log: log) }
+        let (a, b) = (board.items[0], board.items[1])
+
+        board.items = [TreeModel("x", log: log), a, TreeModel("y", log: log), TreeModel("z", log: log), b, TreeModel("w", log: log)]
+
+        #expect(board.items.map(\.id) == ["x", "a", "y", "z", "b", "w"])
+        #expect(board.items.allSatisfy { $0.lifetime == .anchored })
+        #expect(log.all == ["activate a", "activate b", "activate x", "activate y", "activate z", "activate w"])
+        // The slot's list of children follows the written order: removing them all tears them
+        // down in it.
+        board.items = []
+        #expect(log.entries(withPrefix: "cancel") == ["cancel x", "cancel a", "cancel y", "cancel z", "cancel b", "cancel w"])
+    }
+
     @Test func swappingTwoChildrenKeepsBoth() {
         let board = Board().withAnchor()
         let first = counters(4)
