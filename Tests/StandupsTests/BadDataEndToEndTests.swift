@@ -144,15 +144,12 @@ import Testing
             "attendees": [["id": UUID().uuidString, "name": "Blob"], ["id": UUID().uuidString, "name": "Blob Jr"]],
             "meetings": [],
         ]
-        return try JSONSerialization.data(
-            withJSONObject: ["version": 1, "standups": [standup]], options: [.prettyPrinted, .sortedKeys]
-        )
+        return try JSONSerialization.data(withJSONObject: [standup], options: [.prettyPrinted, .sortedKeys])
     }
 
     private func savedTitles() throws -> [String?] {
-        let json = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: dataFile)) as? [String: Any])
-        #expect(json["version"] as? Int == 1)
-        return try #require(json["standups"] as? [[String: Any]]).map { $0["title"] as? String }
+        try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: dataFile)) as? [[String: Any]])
+            .map { $0["title"] as? String }
     }
 
     private func fileNames() throws -> [String] {

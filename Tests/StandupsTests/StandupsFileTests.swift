@@ -2,22 +2,29 @@ import Foundation
 @testable import Standups
 import Testing
 
-/// The file format of the standups: format 1 is written; formats 0 and 1 are read; a newer format,
-/// or data that is not standups, is a ``StandupsFile/Problem``.
+/// The file format of the standups: format 1 (a plain array, the upstream app's format) is read and
+/// written; a newer format, or data that is not standups, is a ``StandupsFile/Problem``.
 @Suite struct StandupsFileTests {
-    @Test func standupsAreWrittenInFormat1() throws {
+    @Test func standupsAreWrittenAsAPlainArray() throws {
         let data = try StandupsFile.encode([.engineeringMock])
 
-        let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        #expect(json["version"] as? Int == 1)
-        #expect((json["standups"] as? [[String: Any]])?.map { $0["title"] as? String } == ["Engineering"])
+        let json = try #require(try JSONSerialization.jsonObject(with: data) as? [[String: Any]])
+        #expect(json.map { $0["title"] as? String } == ["Engineering"])
         #expect(try StandupsFile.decode(data) == [.engineeringMock])
     }
 
-    @Test func plainArraysOfEarlierVersionsAreReadAsFormat0() throws {
+    @Test func filesOfTheUpstreamAppAreRead() throws {
         let data = try JSONEncoder().encode([Standup.designMock, .engineeringMock])
 
         #expect(try StandupsFile.decode(data) == [.designMock, .engineeringMock])
+    }
+
+    @Test func objectClaimingTheCurrentFormatIsUnreadable() {
+        let data = Data(#"{"version": 1, "standups": []}"#.utf8)
+
+        #expect(throws: StandupsFile.Problem.unreadable(reason: "it claims format 1, which is written as a plain array")) {
+            try StandupsFile.decode(data)
+        }
     }
 
     @Test func newerFormatIsNotRead() {
@@ -35,7 +42,7 @@ import Testing
     }
 
     @Test func standupsWithoutIdsAreUnreadableAndTheReasonSaysWhere() {
-        let data = Data(#"{"version": 1, "standups": [{"title": "Daily"}]}"#.utf8)
+        let data = Data(#"[{"title": "Daily"}]"#.utf8)
 
         let problem = #expect(throws: StandupsFile.Problem.self) { try StandupsFile.decode(data) }
         guard case .unreadable(let reason)? = problem else {
@@ -43,7 +50,7 @@ import Testing
             return
         }
         #expect(reason.hasPrefix("No value associated with key"))
-        #expect(reason.hasSuffix("(at standups[0])"))
+        #expect(reason.hasSuffix("(at [0])"))
     }
 
     @Test func problemsExplainThemselvesNamingTheFile() {

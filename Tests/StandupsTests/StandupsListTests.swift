@@ -109,9 +109,9 @@ import Testing
         return (list, tester)
     }
 
-    @Test(arguments: [0, 1])
-    func standupsOfEitherFormatAreLoaded(format: Int) async throws {
-        let data = format == 0
+    @Test(arguments: [false, true])
+    func savedStandupsAreLoaded(byTheUpstreamApp: Bool) async throws {
+        let data = byTheUpstreamApp
             ? try JSONEncoder().encode([Standup.designMock])
             : try StandupsFile.encode([.designMock])
         let (list, tester) = list(over: InMemoryFiles([file: data]))

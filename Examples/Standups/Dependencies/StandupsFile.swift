@@ -4,10 +4,11 @@ import ModelKit
 /// The file of the standups: its format, what reading it can find, and where it is (the
 /// ``DependencyValues/standupsFile`` dependency).
 ///
-/// The format is versioned JSON, `{"standups": [...], "version": 1}`. Files of format 0, a plain
-/// array of standups (what earlier versions wrote), are still read; saving writes format 1. A file
-/// of a format newer than ``formatVersion`` is not read at all: a newer version of the app wrote it,
-/// and rewriting it would lose what this version does not know about.
+/// Format 1, the one this version reads and writes, is a JSON array of standups (the format of the
+/// upstream app, so its files are read as they are). Later formats are JSON objects that say their
+/// `version` (`{"version": 2, …}`): a file of a format newer than ``formatVersion`` is not read at
+/// all, because a newer version of the app wrote it and rewriting it would lose what this version
+/// does not know about.
 ///
 /// ```swift
 /// let data = try StandupsFile.encode([.mock])
@@ -29,19 +30,18 @@ enum StandupsFile {
     static func encode(_ standups: [Standup]) throws -> Data {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
-        return try encoder.encode(Document(standups: standups, version: formatVersion))
+        return try encoder.encode(standups)
     }
 
-    /// The standups of a file of format 0 or 1.
+    /// The standups of a file of format 1.
     static func decode(_ data: Data) throws(Problem) -> [Standup] {
         let decoder = JSONDecoder()
         do {
             switch try decoder.decode(Header.self, from: data).version {
-            case 0: return try decoder.decode([Standup].self, from: data)
-            case 1: return try decoder.decode(Document.self, from: data).standups
-            case let version where version > formatVersion: throw Problem.newerFormat(version: version)
-            case let version:
-                throw Problem.unreadable(reason: "it claims format \(version), which no version writes")
+            case nil: return try decoder.decode([Standup].self, from: data)
+            case let version? where version > formatVersion: throw Problem.newerFormat(version: version)
+            case let version?:
+                throw Problem.unreadable(reason: "it claims format \(version), which is written as a plain array")
             }
         } catch let problem as Problem {
             throw problem
@@ -52,23 +52,17 @@ enum StandupsFile {
         }
     }
 
-    /// The contents of format 1.
-    private struct Document: Codable {
-        var standups: [Standup]
-        var version: Int
-    }
-
-    /// The format of a file: 0 for a plain array, else its `version`.
+    /// The `version` a file's object claims; nil for a plain array (format 1).
     private struct Header: Decodable {
         private enum CodingKeys: String, CodingKey {
             case version
         }
 
-        let version: Int
+        let version: Int?
 
         init(from decoder: any Decoder) throws {
             if (try? decoder.unkeyedContainer()) != nil {
-                version = 0
+                version = nil
             } else {
                 version = try decoder.container(keyedBy: CodingKeys.self).decode(Int.self, forKey: .version)
             }
