@@ -100,14 +100,22 @@ package final class TerminalSession<Screen: TerminalScreen> {
 
     /// Runs `lines` one command at a time, printing the screen after each command that changed it.
     package func runScript<Lines: AsyncSequence>(_ lines: Lines) async where Lines.Element == String {
-        print(draw())
+        var printed = draw()
+        print(printed)
         do {
             for try await line in lines {
                 for command in Command.parse(line) {
                     print("> \(command)")
                     let result = await screen.perform(command, settle: true)
                     if case .message(let text) = result { print(text) }
-                    if invalidation.isInvalid { print(draw()) }
+                    // The screen is drawn again after every command and compared too: a change made
+                    // by another task may be visible before Observation has told `invalidation`.
+                    let wasInvalid = invalidation.isInvalid
+                    let current = draw()
+                    if wasInvalid || current != printed {
+                        print(current)
+                        printed = current
+                    }
                     if case .quit = result { return await screen.finish() }
                 }
             }
