@@ -31,13 +31,13 @@ enum CounterFactCLI {
         var showHelp = false
 
         init(_ arguments: [String]) throws(UsageError) {
-            var arguments = arguments[...]
-            while let argument = arguments.popFirst() {
+            var arguments = ArgumentList(arguments)
+            while let argument = arguments.next() {
                 switch argument {
-                case "--script": script = try Self.value(of: argument, from: &arguments)
+                case "--script": script = try arguments.value(of: argument)
                 case "--live": live = true
                 case "--api-url":
-                    let text = try Self.value(of: argument, from: &arguments)
+                    let text = try arguments.value(of: argument)
                     guard let url = URL(string: text), url.scheme != nil else {
                         throw UsageError(
                             description: "--api-url needs a URL such as http://numbersapi.com, not \"\(text)\"."
@@ -50,19 +50,6 @@ enum CounterFactCLI {
                 }
             }
         }
-
-        private static func value(
-            of option: String, from arguments: inout ArraySlice<String>
-        ) throws(UsageError) -> String {
-            guard let value = arguments.popFirst() else {
-                throw UsageError(description: "\(option) needs a value.")
-            }
-            return value
-        }
-    }
-
-    struct UsageError: Error, CustomStringConvertible {
-        let description: String
     }
 
     static func main(arguments: [String]) async -> Int32 {
@@ -85,14 +72,7 @@ enum CounterFactCLI {
         let anchor = app.withAnchor {
             if options.live { $0.factClient = .numbersAPI(baseURL: options.apiURL) }
         }
-        let session = TerminalSession(screen: AppScreen(app: app))
-        if let script = options.script {
-            await session.runScript(AsyncStream { $0.yield(script); $0.finish() })
-        } else if StandardInput.isTerminal {
-            await session.runInteractively()
-        } else {
-            await session.runScript(StandardInput.lines())
-        }
+        await TerminalSession(screen: AppScreen(app: app)).run(script: options.script)
         withExtendedLifetime(anchor) {}
         return 0
     }

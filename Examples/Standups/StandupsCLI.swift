@@ -35,13 +35,13 @@ enum StandupsCLI {
         var showHelp = false
 
         init(_ arguments: [String]) throws(UsageError) {
-            var arguments = arguments[...]
-            while let argument = arguments.popFirst() {
+            var arguments = ArgumentList(arguments)
+            while let argument = arguments.next() {
                 switch argument {
-                case "--script": script = try Self.value(of: argument, from: &arguments)
-                case "--data": dataFile = URL(fileURLWithPath: try Self.value(of: argument, from: &arguments))
+                case "--script": script = try arguments.value(of: argument)
+                case "--data": dataFile = URL(fileURLWithPath: try arguments.value(of: argument))
                 case "--speech":
-                    let text = try Self.value(of: argument, from: &arguments)
+                    let text = try arguments.value(of: argument)
                     guard let status = SpeechAuthorizationStatus(rawValue: text) else {
                         let statuses = SpeechAuthorizationStatus.allCases.map(\.rawValue).joined(separator: ", ")
                         throw UsageError(description: "--speech takes one of \(statuses), not \"\(text)\".")
@@ -53,19 +53,6 @@ enum StandupsCLI {
                 }
             }
         }
-
-        private static func value(
-            of option: String, from arguments: inout ArraySlice<String>
-        ) throws(UsageError) -> String {
-            guard let value = arguments.popFirst() else {
-                throw UsageError(description: "\(option) needs a value.")
-            }
-            return value
-        }
-    }
-
-    struct UsageError: Error, CustomStringConvertible {
-        let description: String
     }
 
     static func main(arguments: [String]) async -> Int32 {
@@ -89,14 +76,7 @@ enum StandupsCLI {
             $0.speechClient = speech.client
             if let file = options.dataFile { $0.standupsFile = file }
         }
-        let session = TerminalSession(screen: StandupsScreen(app: app, speech: speech))
-        if let script = options.script {
-            await session.runScript(AsyncStream { $0.yield(script); $0.finish() })
-        } else if StandardInput.isTerminal {
-            await session.runInteractively()
-        } else {
-            await session.runScript(StandardInput.lines())
-        }
+        await TerminalSession(screen: StandupsScreen(app: app, speech: speech)).run(script: options.script)
         let status: Int32
         do {
             try await app.saveChanges()

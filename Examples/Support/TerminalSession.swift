@@ -66,6 +66,18 @@ package final class TerminalSession<Screen: TerminalScreen> {
         self.screen = screen
     }
 
+    /// Runs `script` if there is one; otherwise the commands on standard input: interactively at a
+    /// terminal, else (piped) like a script.
+    package func run(script: String?) async {
+        if let script {
+            await runScript(AsyncStream { $0.yield(script); $0.finish() })
+        } else if StandardInput.isTerminal {
+            await runInteractively()
+        } else {
+            await runScript(StandardInput.lines())
+        }
+    }
+
     /// Reads commands from standard input, redrawing the screen as the models change.
     package func runInteractively() async {
         let (inputs, continuation) = AsyncStream<Input>.makeStream()
