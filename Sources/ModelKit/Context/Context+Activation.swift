@@ -18,7 +18,7 @@ extension Context {
         guard state.isLive else { return }
         state = .destructed
         hierarchy.eventListenerCount -= extras?.eventListeners.count ?? 0
-        batch.entries.append(TeardownBatch.Entry(work: extras?.takeWorkForTeardown() ?? .init()))
+        batch.entries.append(TeardownBatch.Entry(work: extras?.takeWorkForTeardown(of: self) ?? .init()))
         for index in schema.childSlotIndices {
             guard let slot = slots[index] else { continue }
             for child in slot.list {

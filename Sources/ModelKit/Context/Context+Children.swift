@@ -188,16 +188,17 @@ extension Context {
         while let context = queue.popLast() {
             if context === other { return true }
             guard visited.insert(ObjectIdentifier(context)).inserted else { continue }
-            queue.append(contentsOf: context.places.compactMap(\.parent))
+            queue.append(contentsOf: context.places.map(\.parent))
         }
         return false
     }
 
     /// The model's path from its root, as printed: `AppModel.counters[0].counter`.
     final func path() -> String {
-        guard let place = places.first, let parent = place.parent else {
+        guard let place = places.first else {
             return typeName
         }
+        let parent = place.parent
         var components = ""
         if let cell = parent.cell(place.slot) {
             let sink = CollectingSink(tracksPath: true)

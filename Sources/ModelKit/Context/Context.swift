@@ -57,8 +57,14 @@ enum ContextState: UInt8 {
 }
 
 /// Where a context sits in its parent: which parent, which child slot.
+///
+/// The parent is not retained (the parent retains its children) and not weak (see "No weak
+/// references to contexts" in Internals.md): a place is removed from its child, under the lock,
+/// when the child leaves the parent's slot or when the parent is destructed, which every live
+/// context is before it is freed. So a place's parent is always alive.
 struct Place {
-    weak var parent: Context?
+    // Safety: valid while the place is in its child's `places` (see above); read under the lock.
+    unowned(unsafe) let parent: Context
     private let slotIndex: Int32
 
     init(parent: Context, slot: Int) {
@@ -173,6 +179,11 @@ final class Context: @unchecked Sendable {
     }
 
     deinit {
+        // Children's places and observers' registrations refer to a context without retaining it;
+        // its destruct removes them. Every live context is destructed before it can be freed (the
+        // hierarchy holds its root, and parents their children, until teardown).
+        assert(!state.isLive || slots.isEmpty && extras?.propertyObservers.isEmpty != false,
+               "ModelKit internal error: a live \(typeName) context was freed without being destructed")
         let bits = registrarBits.load(ordering: .acquiring)
         if bits != 0 {
             Unmanaged<RegistrarBox>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped).release()
@@ -205,15 +216,16 @@ final class Context: @unchecked Sendable {
 
     @usableFromInline
     final func didRead(_ index: Int) {
+        if AccessRecording.isActive, AccessRecording.record(self, index) {
+            // An observer's evaluation: recorded for it alone.
+            return
+        }
         var bits = registrarBits.load(ordering: .acquiring)
         if bits == 0 { bits = makeRegistrar() }
         Unmanaged<RegistrarBox>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
             ._withUnsafeGuaranteedRef { box in
                 box.registrar.access(schema, keyPath: schema.observationKeyPath(index))
             }
-        if AccessRecording.isActive {
-            AccessRecording.record(self, index)
-        }
     }
 
     @inline(__always)
@@ -337,7 +349,7 @@ final class Context: @unchecked Sendable {
             return nil
         case .destructed:
             // The model's own task unwinding after its removal: ignored quietly.
-            if CurrentWork.owner?.object === self { return nil }
+            if CurrentWork.owner === self { return nil }
             return ModelIssue(
                 "Wrote to \(property) of a destructed \(typeName); the write was ignored.",
                 fixes: [

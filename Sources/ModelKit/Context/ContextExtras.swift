@@ -39,8 +39,8 @@ final class ContextExtras {
         }
     }
 
-    /// Empties everything for teardown. Caller holds the lock.
-    func takeWorkForTeardown() -> TeardownWork {
+    /// Empties everything for teardown of `context`, which owns these extras. Caller holds the lock.
+    func takeWorkForTeardown(of context: Context) -> TeardownWork {
         var result = TeardownWork()
         for id in work.keys.sorted() {
             let entry = work[id]!
@@ -50,9 +50,14 @@ final class ContextExtras {
         work = [:]
         for observer in ownedObservers {
             observer.unregisterAll(except: nil)
+            observer.owner = nil
             result.finishers.append(observer.finish)
         }
         ownedObservers = []
+        // Other models' observers registered here forget this context before it can be freed.
+        for observers in propertyObservers.values {
+            for observer in observers { observer.dropRegistrations(on: context) }
+        }
         propertyObservers = [:]
         for listener in eventListeners {
             result.finishers.append(listener.finish)

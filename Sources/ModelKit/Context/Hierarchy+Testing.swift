@@ -6,7 +6,7 @@ package struct RunningWork: Sendable {
     package let location: SourceLocation
     package let fromActivation: Bool
     package let isTask: Bool
-    let context: WeakRef<Context>
+    let context: Context
     let workID: Int
 }
 
@@ -34,7 +34,7 @@ extension Hierarchy {
             context.runningWork().map {
                 RunningWork(
                     modelType: context.typeName, location: $0.location, fromActivation: $0.fromActivation,
-                    isTask: $0.isTask, context: WeakRef(context), workID: $0.id
+                    isTask: $0.isTask, context: context, workID: $0.id
                 )
             }
         }
@@ -43,7 +43,7 @@ extension Hierarchy {
     /// Cancels the given work.
     package func cancel(_ work: [RunningWork]) {
         for item in work {
-            item.context.object?.cancelWork(ids: [item.workID])
+            item.context.cancelWork(ids: [item.workID])
         }
     }
 

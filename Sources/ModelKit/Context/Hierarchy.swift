@@ -21,6 +21,9 @@ package final class Hierarchy: @unchecked Sendable {
     @exclusivity(unchecked) var stampCounter: UInt64 = 0
     /// Stream deliveries collected by the current section.
     @exclusivity(unchecked) var deliveries: [Delivery] = []
+    /// An empty buffer for `deliveries`, handed back by the thread that performed the last direct
+    /// deliveries, so that the usual section with an observer allocates no array.
+    @exclusivity(unchecked) private var spareDeliveries: [Delivery] = []
     /// Committed sections' deliveries, in commit order. A batch becomes ready once its section has
     /// notified Observation, so that nobody sees a value through a stream before Observation
     /// observers heard of it. One draining thread at a time performs ready batches, in order.
@@ -111,7 +114,7 @@ package final class Hierarchy: @unchecked Sendable {
                 var changes = spareChanges
                 swap(&changes, &pendingChanges)
                 for change in changes {
-                    work.notifications.append((change.context, change.index))
+                    work.notifications.append(change.context, change.index)
                 }
                 commit(changes, into: &work)
                 changes.removeAll(keepingCapacity: true)
@@ -136,20 +139,27 @@ package final class Hierarchy: @unchecked Sendable {
                 deliveryQueue.append(DeliveryBatch(ticket: nextTicket, items: deliveries))
                 work.deliveries = .queued(ticket: nextTicket)
             }
-            deliveries = []
+            deliveries = spareDeliveries
+            spareDeliveries = []
         }
         return work
     }
 
     /// Evaluates the observers of committed changes and records them for hooks. Caller holds the lock.
     private func commit(_ changes: [PendingChange], into work: inout SectionWork) {
-        let changes = changes.count > 1 ? PendingChange.coalesced(changes) : changes
+        let isSingle = changes.count == 1
+        let changes = isSingle ? changes : PendingChange.coalesced(changes)
+        // An observer of several changed properties is evaluated once. (One property's observers
+        // are distinct, so a single change needs no bookkeeping.)
         var evaluated: [ObjectIdentifier] = []
         for change in changes {
             let context = change.context
             if context.isObserved(change.index), let observers = context.extras?.propertyObservers[change.index] {
-                for observer in observers where !evaluated.contains(ObjectIdentifier(observer)) {
-                    evaluated.append(ObjectIdentifier(observer))
+                for observer in observers {
+                    if !isSingle {
+                        if evaluated.contains(ObjectIdentifier(observer)) { continue }
+                        evaluated.append(ObjectIdentifier(observer))
+                    }
                     if let value = observer.reevaluate() {
                         deliveries.append(.property(observer, value))
                     }
@@ -210,9 +220,13 @@ package final class Hierarchy: @unchecked Sendable {
 
     /// Performs a section's deliveries as the draining thread (see `finishSection`), then the
     /// batches other sections queued meanwhile. Call without holding the lock.
-    func deliverDirectly(_ items: [Delivery]) {
-        for delivery in items { delivery.perform() }
+    func deliverDirectly(_ items: consuming [Delivery]) {
+        var items = items
+        for index in items.indices { items[index].perform() }
+        // The emptied buffer goes back for the next section's deliveries.
+        items.removeAll(keepingCapacity: true)
         lock.lock()
+        if spareDeliveries.capacity == 0 { swap(&spareDeliveries, &items) }
         drainReadyBatches()
     }
 
@@ -356,23 +370,17 @@ enum SectionAction {
 
 /// The work a section leaves for after its lock is released.
 struct SectionWork {
-    var notifications: [(Context, Int)] = []
+    var notifications = NotificationList()
     var committedHooks: [any HierarchyHook] = []
     var actions: [SectionAction] = []
     /// The section's stream deliveries, performed after the notifications, in commit order.
     var deliveries = SectionDeliveries.none
 
-    func perform(_ hierarchy: Hierarchy) {
-        if notifications.count == 1 {
-            notifications[0].0.notifyObservation(notifications[0].1)
-        } else if !notifications.isEmpty {
-            var notified = Set<NotificationKey>()
-            for (context, index) in notifications
-            where notified.insert(NotificationKey(context: ObjectIdentifier(context), index: index)).inserted {
-                context.notifyObservation(index)
-            }
-        }
-        switch deliveries {
+    consuming func perform(_ hierarchy: Hierarchy) {
+        notifications.notifyObservation()
+        var deliveries = SectionDeliveries.none
+        swap(&deliveries, &self.deliveries)
+        switch consume deliveries {
         case .none: break
         case .direct(let items): hierarchy.deliverDirectly(items)
         case .queued(let ticket): hierarchy.deliver(ticket: ticket)
@@ -392,7 +400,37 @@ struct SectionWork {
         }
     }
 
-    private struct NotificationKey: Hashable {
+}
+
+/// The properties a section changed, to notify Observation of once the lock is released. The
+/// first is stored inline: most sections change one property.
+struct NotificationList {
+    private var first: (context: Context, index: Int)?
+    private var others: [(context: Context, index: Int)] = []
+
+    mutating func append(_ context: Context, _ index: Int) {
+        if first == nil {
+            first = (context, index)
+        } else {
+            others.append((context, index))
+        }
+    }
+
+    /// Notifies each changed property once.
+    func notifyObservation() {
+        guard let first else { return }
+        if others.isEmpty {
+            first.context.notifyObservation(first.index)
+            return
+        }
+        var notified = Set<Key>()
+        for (context, index) in CollectionOfOne(first) + others
+        where notified.insert(Key(context: ObjectIdentifier(context), index: index)).inserted {
+            context.notifyObservation(index)
+        }
+    }
+
+    private struct Key: Hashable {
         let context: ObjectIdentifier
         let index: Int
     }

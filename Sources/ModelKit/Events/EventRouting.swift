@@ -50,7 +50,7 @@ extension Context {
         var visited = VisitedSet()
         if relation.contains(.self), visited.insert(self) { body(self) }
         if relation.contains(.parent) || relation.contains(.ancestors) {
-            walk(from: self, next: { $0.places.compactMap(\.parent) }, all: relation.contains(.ancestors), &visited, body)
+            walk(from: self, next: { $0.places.map(\.parent) }, all: relation.contains(.ancestors), &visited, body)
         }
         if relation.contains(.children) || relation.contains(.descendants) {
             walk(from: self, next: { $0.children }, all: relation.contains(.descendants), &visited, body)

@@ -72,8 +72,10 @@ extension ModelNode {
             },
             onFinish: { continuation.finish() }
         )
-        continuation.onTermination = { [weak context, weak listener] _ in
-            if let context, let listener { context.removeEventListener(listener) }
+        // Strong captures: the cycle through the continuation ends when the stream terminates,
+        // which it does when it is dropped, cancelled, or finished by the model's teardown.
+        continuation.onTermination = { _ in
+            context.removeEventListener(listener)
         }
         if !context.addEventListener(listener) {
             continuation.finish()

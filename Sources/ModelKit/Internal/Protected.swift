@@ -100,7 +100,7 @@ package final class HierarchyLock: Sendable {
     @usableFromInline let handoff = HandOff()
     /// The thread holding a section, or 0. Only the holding thread ever stores its own id here,
     /// so a thread that reads its own id knows it holds the lock.
-    private let holder = Atomic<UInt>(0)
+    @usableFromInline let holder = Atomic<UInt>(0)
     let rank: Rank
 
     package init(rank: Rank = .hierarchy) {
@@ -159,12 +159,16 @@ package final class HierarchyLock: Sendable {
 
     /// Takes the lock for a tracked read if it is free (the read path's fast case). Reads take no
     /// other lock while holding it, so the lock order needs no bookkeeping here.
+    ///
+    /// A lock held for a section is left to ``lockForReadSlow()`` without trying it: on Linux a
+    /// failed `Mutex` try-lock is a system call, and the usual holder is this very thread, reading
+    /// inside its own section (an observer's key path evaluated for the commit it observes).
     @inlinable @inline(__always)
     package func tryLockForRead() -> Bool {
         #if DEBUG
         checkOrderForRead()
         #endif
-        guard mutex._unsafeTryLock() else { return false }
+        guard holder.load(ordering: .relaxed) == 0, mutex._unsafeTryLock() else { return false }
         handoff.acquire()
         return true
     }

@@ -125,7 +125,7 @@ extension Context {
             return Cancellable()
         }
         let task = Task {
-            await CurrentWork.$owner.withValue(WeakRef(self)) {
+            await CurrentWork.$owner.withValue(self) {
                 await operation()
             }
             self.workFinished(workID)
@@ -170,7 +170,9 @@ extension Context {
 }
 
 /// The model whose task is running: a task of a removed model may still write as it unwinds (a
-/// `defer { isLoading = false }`); such writes are ignored without a report.
+/// `defer { isLoading = false }`); such writes are ignored without a report. (A strong reference:
+/// the task's body holds its context anyway, and a weak one would slow every access to it, see
+/// "No weak references to contexts" in Internals.md.)
 enum CurrentWork {
-    @TaskLocal static var owner: WeakRef<Context>?
+    @TaskLocal static var owner: Context?
 }

@@ -8,8 +8,14 @@
 /// An observer registered on the properties its expression read.
 @usableFromInline
 class PropertyObserver: @unchecked Sendable {
+    /// A property the observer is registered on.
+    ///
+    /// The context is neither retained nor weak (see "No weak references to contexts" in
+    /// Internals.md): registrations are made on live contexts only, and a context's destruct
+    /// removes the registrations on it (``dropRegistrations(on:)``), so it is always alive.
     struct Registration {
-        let context: WeakRef<Context>
+        // Safety: valid while the registration exists (see above); used under the lock.
+        unowned(unsafe) let context: Context
         let index: Int
     }
 
@@ -17,8 +23,9 @@ class PropertyObserver: @unchecked Sendable {
     let hierarchy: Hierarchy
     @exclusivity(unchecked) var registrations: [Registration] = []
     @exclusivity(unchecked) var isCancelled = false
-    /// The context that owns the observer (it is in that context's `ownedObservers`).
-    @exclusivity(unchecked) var owner = WeakRef<Context>(nil)
+    /// The context that owns the observer (it is in that context's `ownedObservers`); set to nil
+    /// by the owner's destruct, so never dangling.
+    @exclusivity(unchecked) unowned(unsafe) var owner: Context?
 
     init(hierarchy: Hierarchy) {
         self.hierarchy = hierarchy
@@ -45,7 +52,7 @@ class PropertyObserver: @unchecked Sendable {
         }
         var existing: Set<AccessRecording.Read.ReadKey> = []
         for registration in registrations {
-            guard let context = registration.context.object else { continue }
+            let context = registration.context
             let key = AccessRecording.Read.ReadKey(context: ObjectIdentifier(context), index: registration.index)
             if wantedKeys.contains(key) {
                 existing.insert(key)
@@ -57,7 +64,7 @@ class PropertyObserver: @unchecked Sendable {
             read.context.ensuredExtras.propertyObservers[read.index, default: []].append(self)
             read.context.updateObservedMask()
         }
-        registrations = wanted.map { Registration(context: WeakRef($0.context), index: $0.index) }
+        registrations = wanted.map { Registration(context: $0.context, index: $0.index) }
     }
 
     /// Whether the registrations are already exactly `reads` (the usual case after a change: an
@@ -65,13 +72,13 @@ class PropertyObserver: @unchecked Sendable {
     private final func isRegistered(exactlyOn reads: [AccessRecording.Read]) -> Bool {
         var position = 0
         for read in reads {
-            if position < registrations.count, registrations[position].context.object === read.context,
+            if position < registrations.count, registrations[position].context === read.context,
                registrations[position].index == read.index {
                 position += 1
                 continue
             }
             // A repeated read of a property already matched is fine; anything else is new.
-            guard registrations[..<position].contains(where: { $0.context.object === read.context && $0.index == read.index })
+            guard registrations[..<position].contains(where: { $0.context === read.context && $0.index == read.index })
             else { return false }
         }
         return position == registrations.count
@@ -81,11 +88,15 @@ class PropertyObserver: @unchecked Sendable {
     final func unregisterAll(except _: Never?) {
         isCancelled = true
         for registration in registrations {
-            if let context = registration.context.object {
-                remove(from: context, index: registration.index)
-            }
+            remove(from: registration.context, index: registration.index)
         }
         registrations = []
+    }
+
+    /// Forgets the registrations on `context`, which is being destructed (its observer lists go
+    /// with it). Caller holds the lock.
+    final func dropRegistrations(on context: Context) {
+        registrations.removeAll { $0.context === context }
     }
 
     private final func remove(from context: Context, index: Int) {
@@ -102,8 +113,8 @@ class PropertyObserver: @unchecked Sendable {
     final func cancel() {
         hierarchy.lock.withShortLock {
             unregisterAll(except: nil)
-            owner.object?.extras?.ownedObservers.removeAll { $0 === self }
-            owner = WeakRef(nil)
+            owner?.extras?.ownedObservers.removeAll { $0 === self }
+            owner = nil
         }
         finish()
     }
@@ -122,7 +133,7 @@ final class ExpressionObserver: PropertyObserver, @unchecked Sendable {
     private let deliverChange: (AnyObject) -> Void
     private let onFinish: () -> Void
     // Safety: used by `reevaluate`, under the lock of `hierarchy`.
-    private let recorder = AccessRecorder()
+    private let recorder = AccessRecorder(isObserverEvaluation: true)
 
     @usableFromInline
     init(
@@ -241,7 +252,7 @@ extension Context {
         hierarchy.withSection {
             guard state.isLive else { return false }
             ensuredExtras.ownedObservers.append(observer)
-            observer.owner = WeakRef(self)
+            observer.owner = self
             observer.start(deliverInitial: deliverInitial)
             return true
         }
@@ -262,7 +273,9 @@ extension Context {
             deliver: { continuation.yield(ObservedChange<Value>.from($0).new) },
             onFinish: { continuation.finish() }
         )
-        continuation.onTermination = { [weak observer] _ in observer?.cancel() }
+        // A strong capture: the cycle through the continuation ends when the stream terminates,
+        // which it does when it is dropped, cancelled, or finished by the model's teardown.
+        continuation.onTermination = { _ in observer.cancel() }
         if !startObserver(observer, deliverInitial: initial) {
             continuation.finish()
         }
@@ -418,7 +431,7 @@ extension Context {
         guard startObserver(observer, deliverInitial: false),
               let workID = registerWork(
                 isTask: false,
-                onCancel: { [weak observer] in observer?.cancel() },
+                onCancel: { observer.cancel() },
                 location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
               )
         else {

@@ -18,8 +18,12 @@ enum AccessRecording {
         current.value?.reads.count ?? 0
     }
 
-    static func record(_ context: Context, _ index: Int) {
-        current.value?.reads.append(Read(context: context, index: index))
+    /// Records a read in this thread's recording, if any. Returns true when the read belongs to an
+    /// observer's evaluation, which Observation must not see (see ``AccessRecorder/isObserverEvaluation``).
+    static func record(_ context: Context, _ index: Int) -> Bool {
+        guard let recorder = current.value else { return false }
+        recorder.reads.append(Read(context: context, index: index))
+        return recorder.isObserverEvaluation
     }
 
     /// Runs `body`, returning its result and the properties it read.
@@ -47,6 +51,15 @@ enum AccessRecording {
 final class AccessRecorder {
     // Safety (exclusivity): used by one thread, the one recording.
     @exclusivity(unchecked) var reads: [AccessRecording.Read] = []
+    /// The recording is an observer evaluating its expression for a commit. Its reads are
+    /// ModelKit's own, not the code around the commit's: they are kept from Observation, so that a
+    /// write made inside `withObservationTracking` does not make that scope depend on what the
+    /// observers read (and a model only observers read never needs a registrar).
+    let isObserverEvaluation: Bool
+
+    init(isObserverEvaluation: Bool = false) {
+        self.isObserverEvaluation = isObserverEvaluation
+    }
 }
 
 extension AccessRecording.Read {

@@ -14,11 +14,13 @@
 ///
 /// - Note: Discarding a `Cancellable` does not cancel anything.
 public struct Cancellable: Sendable {
-    let context: WeakRef<Context>?
+    /// The context that runs the work. Retained: once destructed, a context is a small husk (its
+    /// model, work and children released), and a weak reference would slow every access to it.
+    let context: Context?
     let workID: Int
 
     init(context: Context, workID: Int) {
-        self.context = WeakRef(context)
+        self.context = context
         self.workID = workID
     }
 
@@ -31,8 +33,7 @@ public struct Cancellable: Sendable {
 
     /// Cancels the work now. Cancelling twice, or after the work ended, does nothing.
     public func cancel() {
-        guard let context = context?.object else { return }
-        context.cancelWork(ids: [workID])
+        context?.cancelWork(ids: [workID])
     }
 
     /// Tags the work with `id`, so that `node.cancelAll(for: id)` cancels it.
@@ -42,7 +43,7 @@ public struct Cancellable: Sendable {
     ///   - cancelInFlight: When true, first cancels the model's other work tagged with `id`.
     @discardableResult
     public func cancel(for id: some Hashable & Sendable, cancelInFlight: Bool = false) -> Cancellable {
-        guard let context = context?.object else { return self }
+        guard let context else { return self }
         context.tagWork(workID, with: SendableHashable(id), cancelOthers: cancelInFlight)
         return self
     }
