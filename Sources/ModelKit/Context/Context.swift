@@ -330,7 +330,8 @@ final class Context: @unchecked Sendable {
     }
 
     private final func makePendingChange<Value>(_ index: Int, old: Value, new: Value) -> PendingChange {
-        if isObserved(index) || hierarchy.hasHooks {
+        // Only hooks (change printing, the Tester) read the values; observers evaluate their own.
+        if hierarchy.hasHooks {
             return PendingChange(context: self, index: index, old: old, new: new)
         }
         return PendingChange(context: self, index: index, old: nil, new: nil)

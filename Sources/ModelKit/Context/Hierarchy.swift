@@ -334,7 +334,7 @@ package struct EventRecord: @unchecked Sendable {
 struct PendingChange {
     let context: Context
     let index: Int
-    /// Boxed values, present when the property is observed or a hook listens.
+    /// Boxed values, present when a hook listens.
     var old: Any?
     var new: Any?
 

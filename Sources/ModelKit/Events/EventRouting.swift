@@ -47,14 +47,44 @@ extension Context {
     /// its parents and ancestors (nearest first), its children and descendants (breadth first).
     /// Caller holds the lock.
     final func forEachTarget(of relation: ModelRelation, _ body: (Context) -> Void) {
+        let upwards = relation.contains(.parent) || relation.contains(.ancestors)
+        let downwards = relation.contains(.children) || relation.contains(.descendants)
+        // The usual case, a model sending to itself and its ancestors, each in one place: a walk up
+        // the chain that needs no bookkeeping.
+        if upwards, !downwards, walkUpSinglePlaces(all: relation.contains(.ancestors), including: relation.contains(.self), body) {
+            return
+        }
         var visited = VisitedSet()
         if relation.contains(.self), visited.insert(self) { body(self) }
-        if relation.contains(.parent) || relation.contains(.ancestors) {
-            walk(from: self, next: { $0.places.map(\.parent) }, all: relation.contains(.ancestors), &visited, body)
+        if upwards {
+            walk(from: self, next: { $0.places.map { $0.parent } }, all: relation.contains(.ancestors), &visited, body)
         }
         if relation.contains(.children) || relation.contains(.descendants) {
             walk(from: self, next: { $0.children }, all: relation.contains(.descendants), &visited, body)
         }
+    }
+
+    /// Calls `body` with this context (if `including`), then its parent and, when `all`, each further
+    /// ancestor, provided that every one of them sits in exactly one place (or is the root) within a
+    /// short chain. Otherwise calls nothing and returns false, for the general walk. Caller holds the lock.
+    private final func walkUpSinglePlaces(all: Bool, including: Bool, _ body: (Context) -> Void) -> Bool {
+        var steps = 0
+        var context = self
+        while !context.places.isEmpty {
+            if context.places.count > 1 { return false }
+            context = context.places[0].parent
+            steps += 1
+            // A model in its own ancestry, or a very deep tree: the general walk handles both.
+            if context === self || steps > 64 { return false }
+            if !all { break }
+        }
+        if including { body(self) }
+        context = self
+        for _ in 0..<steps {
+            context = context.places[0].parent
+            body(context)
+        }
+        return true
     }
 
     /// Breadth-first from `start` along `next`: the first level, or every level when `all`.

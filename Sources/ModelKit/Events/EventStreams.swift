@@ -14,7 +14,7 @@ extension ModelNode {
     public func event<Event: Sendable & Equatable>(
         of event: Event,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
-    ) -> AsyncStream<Event> {
+    ) -> ModelStream<Event> {
         eventStream(api: "event(of:)", location: (fileID, filePath, line, column)) { sent, _ in
             guard let sent = sent as? Event, sent == event else { return nil }
             return sent
@@ -26,7 +26,7 @@ extension ModelNode {
     public func event<Event: Sendable>(
         ofType type: Event.Type,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
-    ) -> AsyncStream<Event> {
+    ) -> ModelStream<Event> {
         eventStream(api: "event(ofType:)", location: (fileID, filePath, line, column)) { sent, _ in
             sent as? Event
         }
@@ -47,7 +47,7 @@ extension ModelNode {
     public func event<Sender: Model>(
         fromType type: Sender.Type,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
-    ) -> AsyncStream<(event: Sender.Event, model: Sender)> {
+    ) -> ModelStream<(event: Sender.Event, model: Sender)> {
         eventStream(api: "event(fromType:)", location: (fileID, filePath, line, column)) { sent, sender in
             guard let model = sender as? Sender, let event = sent as? Sender.Event else { return nil }
             return (event: event, model: model)
@@ -60,25 +60,26 @@ extension ModelNode {
         api: String,
         location: (StaticString, StaticString, UInt, UInt),
         match: @escaping @Sendable (_ event: Any, _ sender: Any) -> Element?
-    ) -> AsyncStream<Element> {
-        let (stream, continuation) = AsyncStream<Element>.makeStream()
+    ) -> ModelStream<Element> {
+        let (stream, storage) = ModelStream<Element>.make()
         guard let context = context(for: api, fileID: location.0, filePath: location.1, line: location.2, column: location.3) else {
-            continuation.finish()
+            storage.finish()
             return stream
         }
         let listener = EventListener(
             onEvent: { event, sender in
-                if let element = match(event, sender) { continuation.yield(element) }
+                if let element = match(event, sender) { storage.yield(element) }
             },
-            onFinish: { continuation.finish() }
+            onFinish: { storage.finish() }
         )
-        // Strong captures: the cycle through the continuation ends when the stream terminates,
-        // which it does when it is dropped, cancelled, or finished by the model's teardown.
-        continuation.onTermination = { _ in
+        // Strong captures: the cycle through the storage ends when the stream terminates, which it
+        // does when it is dropped, when its consumer is cancelled, or when the model's teardown
+        // finishes it.
+        storage.onTermination {
             context.removeEventListener(listener)
         }
         if !context.addEventListener(listener) {
-            continuation.finish()
+            storage.finish()
         }
         return stream
     }

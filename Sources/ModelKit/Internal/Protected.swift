@@ -188,6 +188,27 @@ package final class HierarchyLock: Sendable {
         mutex._unsafeUnlock()
     }
 
+    /// A lock used only for leaf sections (see ``lockLeaf()``).
+    @usableFromInline
+    package static func forLeafSections() -> HierarchyLock {
+        HierarchyLock()
+    }
+
+    /// Takes the lock for a short *leaf* section: one that takes no other lock and runs no code
+    /// but the caller's own bookkeeping (a stream's buffer). Leaf sections are not part of the
+    /// lock order, so they need no bookkeeping either.
+    @inlinable @inline(__always)
+    package func lockLeaf() {
+        mutex._unsafeLock()
+        handoff.acquire()
+    }
+
+    @inlinable @inline(__always)
+    package func unlockLeaf() {
+        handoff.release()
+        mutex._unsafeUnlock()
+    }
+
     /// The read path's slow case: returns false when this thread already holds the lock for a
     /// section (read under that hold), else waits for the lock and returns true.
     @usableFromInline

@@ -264,20 +264,21 @@ extension Context {
         initial: Bool,
         isDuplicate: (@Sendable (Value, Value) -> Bool)?,
         _ expression: @escaping @Sendable () -> Value
-    ) -> AsyncStream<Value> {
-        let (stream, continuation) = AsyncStream<Value>.makeStream()
+    ) -> ModelStream<Value> {
+        let (stream, storage) = ModelStream<Value>.make()
         let value = ObservedValue<Value>(isDuplicate: isDuplicate)
         let observer = ExpressionObserver(
             hierarchy: hierarchy,
             evaluate: { value.update(expression()) },
-            deliver: { continuation.yield(ObservedChange<Value>.from($0).new) },
-            onFinish: { continuation.finish() }
+            deliver: { storage.yield(ObservedChange<Value>.from($0).new) },
+            onFinish: { storage.finish() }
         )
-        // A strong capture: the cycle through the continuation ends when the stream terminates,
-        // which it does when it is dropped, cancelled, or finished by the model's teardown.
-        continuation.onTermination = { _ in observer.cancel() }
+        // A strong capture: the cycle through the storage ends when the stream terminates, which
+        // it does when it is dropped, when its consumer is cancelled, or when the model's teardown
+        // finishes it.
+        storage.onTermination { observer.cancel() }
         if !startObserver(observer, deliverInitial: initial) {
-            continuation.finish()
+            storage.finish()
         }
         return stream
     }
@@ -300,9 +301,9 @@ extension Model {
         of keyPath: KeyPath<Self, Value> & Sendable,
         initial: Bool = true,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
-    ) -> AsyncStream<Value> {
+    ) -> ModelStream<Value> {
         guard let context = node.context(for: "change(of:)", fileID: fileID, filePath: filePath, line: line, column: column) else {
-            return AsyncStream { $0.finish() }
+            return .finished()
         }
         return context.observationStream(initial: initial, isDuplicate: nil) {
             context.current(self)[keyPath: keyPath]
@@ -315,9 +316,9 @@ extension Model {
         of keyPath: KeyPath<Self, Value> & Sendable,
         initial: Bool = true,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
-    ) -> AsyncStream<Value> {
+    ) -> ModelStream<Value> {
         guard let context = node.context(for: "change(of:)", fileID: fileID, filePath: filePath, line: line, column: column) else {
-            return AsyncStream { $0.finish() }
+            return .finished()
         }
         return context.observationStream(initial: initial, isDuplicate: { $0 == $1 }) {
             context.current(self)[keyPath: keyPath]
@@ -341,9 +342,9 @@ extension ModelNode {
         initial: Bool = true,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
         _ expression: @escaping @Sendable () -> Value
-    ) -> AsyncStream<Value> {
+    ) -> ModelStream<Value> {
         guard let context = context(for: "observe", fileID: fileID, filePath: filePath, line: line, column: column) else {
-            return AsyncStream { $0.finish() }
+            return .finished()
         }
         return context.observationStream(initial: initial, isDuplicate: nil, expression)
     }
@@ -354,9 +355,9 @@ extension ModelNode {
         initial: Bool = true,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
         _ expression: @escaping @Sendable () -> Value
-    ) -> AsyncStream<Value> {
+    ) -> ModelStream<Value> {
         guard let context = context(for: "observe", fileID: fileID, filePath: filePath, line: line, column: column) else {
-            return AsyncStream { $0.finish() }
+            return .finished()
         }
         return context.observationStream(initial: initial, isDuplicate: { $0 == $1 }, expression)
     }

@@ -1,0 +1,226 @@
+/// An asynchronous sequence of a model's values or events: what ``Model/change(of:initial:fileID:filePath:line:column:)``,
+/// ``ModelNode/observe(initial:fileID:filePath:line:column:_:)`` and the `event` streams return.
+///
+/// Consume it with ``ModelNode/forEach(_:cancelPrevious:fileID:filePath:line:column:perform:catch:)``,
+/// which ties the loop to the model's lifetime, or with `for await`:
+///
+/// ```swift
+/// func onActivate() {
+///     node.forEach(change(of: \.count)) { count in
+///         print("count is now", count)
+///     }
+/// }
+/// ```
+///
+/// A stream listens from the moment it is created and buffers what arrives until it is read, so
+/// nothing is lost in between. It ends when its model is removed. Dropping the stream, or
+/// cancelling the task that waits on it, stops the listening.
+///
+/// It works like an unbounded `AsyncStream`, with one difference that matters on the write path:
+/// its code is specialized for `Element` where it is used, so handing over a value costs a lock
+/// and an append rather than generic lookups (see Documentation/Performance.md).
+///
+/// - Note: Meant for one consumer. If several tasks iterate the same stream, each element goes to
+///   one of them.
+public struct ModelStream<Element: Sendable>: AsyncSequence, Sendable {
+    public typealias Failure = Never
+
+    @usableFromInline let handle: StreamHandle<Element>
+
+    @inlinable
+    init(handle: StreamHandle<Element>) {
+        self.handle = handle
+    }
+
+    /// A new stream and the storage its producer writes to.
+    @inlinable
+    static func make() -> (ModelStream, StreamStorage<Element>) {
+        let storage = StreamStorage<Element>()
+        return (ModelStream(handle: StreamHandle(storage)), storage)
+    }
+
+    /// A stream that has already ended.
+    @inlinable
+    static func finished() -> ModelStream {
+        let (stream, storage) = make()
+        storage.finish()
+        return stream
+    }
+
+    @inlinable
+    public func makeAsyncIterator() -> Iterator {
+        Iterator(handle: handle)
+    }
+
+    /// Reads a ``ModelStream``.
+    public struct Iterator: AsyncIteratorProtocol {
+        @usableFromInline let handle: StreamHandle<Element>
+
+        @inlinable
+        init(handle: StreamHandle<Element>) {
+            self.handle = handle
+        }
+
+        /// The next element, or nil once the stream has ended (or the waiting task is cancelled).
+        @inlinable
+        public mutating func next() async -> Element? {
+            await handle.storage.next(isolation: nil)
+        }
+
+        /// The next element, waiting without leaving `actor`.
+        @inlinable
+        public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
+            await handle.storage.next(isolation: actor)
+        }
+    }
+}
+
+/// Keeps a stream's storage listening while the stream (or one of its iterators) exists; when the
+/// last is dropped the storage stops, so that its producer lets go of it.
+@usableFromInline
+final class StreamHandle<Element: Sendable>: Sendable {
+    @usableFromInline let storage: StreamStorage<Element>
+
+    @inlinable
+    init(_ storage: StreamStorage<Element>) {
+        self.storage = storage
+    }
+
+    deinit {
+        storage.terminate()
+    }
+}
+
+/// The buffer between a stream's producer (ModelKit, after a commit or a send) and its consumer.
+///
+/// Lock discipline: every field is guarded by `lock`, taken as a leaf lock (nothing else is locked
+/// and no other code runs while it is held). Continuations are resumed and the termination handler
+/// is called after it is released.
+@usableFromInline
+final class StreamStorage<Element: Sendable>: @unchecked Sendable {
+    @usableFromInline let lock = HierarchyLock.forLeafSections()
+    // Safety: the fields below are guarded by `lock`.
+    /// Buffered elements from `head` on (read slots are cleared).
+    @usableFromInline @exclusivity(unchecked) var buffer: [Element?] = []
+    @usableFromInline @exclusivity(unchecked) var head = 0
+    /// The tasks waiting for an element, first come first served (almost always at most one).
+    @usableFromInline @exclusivity(unchecked) var waiters: [UnsafeContinuation<Element?, Never>] = []
+    /// No element will be added (the buffer is still read to its end).
+    @usableFromInline @exclusivity(unchecked) var isFinished = false
+    @usableFromInline @exclusivity(unchecked) var onTermination: (@Sendable () -> Void)?
+
+    @inlinable
+    init() {}
+
+    /// Hands `element` to a waiting consumer, or buffers it. Dropped once the stream has ended.
+    @inlinable
+    func yield(_ element: Element) {
+        lock.lockLeaf()
+        if isFinished {
+            lock.unlockLeaf()
+            return
+        }
+        if !waiters.isEmpty {
+            let waiter = waiters.removeFirst()
+            lock.unlockLeaf()
+            waiter.resume(returning: element)
+            return
+        }
+        buffer.append(element)
+        lock.unlockLeaf()
+    }
+
+    /// Ends the stream: the consumer reads what is buffered, then nil.
+    @inlinable
+    func finish() {
+        end(discardingBuffer: false)
+    }
+
+    /// Ends the stream and discards what is buffered: the consumer stopped listening.
+    @usableFromInline
+    func terminate() {
+        end(discardingBuffer: true)
+    }
+
+    @usableFromInline
+    func end(discardingBuffer: Bool) {
+        lock.lockLeaf()
+        guard !isFinished else {
+            lock.unlockLeaf()
+            return
+        }
+        isFinished = true
+        let waiting = waiters
+        waiters = []
+        let handler = onTermination
+        onTermination = nil
+        let discarded = discardingBuffer ? buffer : []
+        if discardingBuffer {
+            buffer = []
+            head = 0
+        }
+        lock.unlockLeaf()
+        // Elements are released here, outside the lock: they may be models with deinits.
+        withExtendedLifetime(discarded) {}
+        for waiter in waiting { waiter.resume(returning: nil) }
+        handler?()
+    }
+
+    /// Calls `handler` once when the stream ends, whether its producer finished it or its consumer
+    /// stopped listening; at once if it has already ended.
+    @usableFromInline
+    func onTermination(_ handler: @escaping @Sendable () -> Void) {
+        lock.lockLeaf()
+        if isFinished {
+            lock.unlockLeaf()
+            handler()
+            return
+        }
+        onTermination = handler
+        lock.unlockLeaf()
+    }
+
+    @inlinable
+    func next(isolation actor: isolated (any Actor)?) async -> Element? {
+        lock.lockLeaf()
+        if let element = takeBuffered() {
+            lock.unlockLeaf()
+            return element
+        }
+        if isFinished {
+            lock.unlockLeaf()
+            return nil
+        }
+        lock.unlockLeaf()
+        return await withTaskCancellationHandler {
+            await withUnsafeContinuation(isolation: actor) { continuation in
+                lock.lockLeaf()
+                if let element = takeBuffered() {
+                    lock.unlockLeaf()
+                    continuation.resume(returning: element)
+                } else if isFinished {
+                    lock.unlockLeaf()
+                    continuation.resume(returning: nil)
+                } else {
+                    waiters.append(continuation)
+                    lock.unlockLeaf()
+                }
+            }
+        } onCancel: {
+            terminate()
+        }
+    }
+
+    /// The oldest buffered element, if any. Caller holds the lock.
+    @inlinable
+    func takeBuffered() -> Element? {
+        guard head < buffer.count else { return nil }
+        let element = buffer[head].take()
+        head += 1
+        if head == buffer.count {
+            buffer.removeAll(keepingCapacity: true)
+            head = 0
+        }
+        return element
+    }
+}
