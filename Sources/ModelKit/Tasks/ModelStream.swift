@@ -1,3 +1,5 @@
+import Synchronization
+
 /// An asynchronous sequence of a model's values or events: what ``Model/change(of:initial:fileID:filePath:line:column:)``,
 /// ``ModelNode/observe(initial:fileID:filePath:line:column:_:)`` and the `event` streams return.
 ///
@@ -108,6 +110,9 @@ final class StreamStorage<Element: Sendable>: @unchecked Sendable {
     /// No element will be added (the buffer is still read to its end).
     @usableFromInline @exclusivity(unchecked) var isFinished = false
     @usableFromInline @exclusivity(unchecked) var onTermination: (@Sendable () -> Void)?
+    /// How many elements were ever buffered (written under the lock, read without it): lets a
+    /// reader that found the buffer empty see a new element arrive without taking the lock.
+    @usableFromInline let appended = Atomic<Int>(0)
 
     @inlinable
     init() {}
@@ -127,6 +132,7 @@ final class StreamStorage<Element: Sendable>: @unchecked Sendable {
             return
         }
         buffer.append(element)
+        appended.add(1, ordering: .relaxed)
         lock.unlockLeaf()
     }
 
@@ -191,7 +197,20 @@ final class StreamStorage<Element: Sendable>: @unchecked Sendable {
             lock.unlockLeaf()
             return nil
         }
+        let seen = appended.load(ordering: .relaxed)
         lock.unlockLeaf()
+        // Before suspending, watch briefly (about a microsecond) for the next element: a producer
+        // writing in a burst then hands elements over through the buffer, instead of paying for
+        // waking this task (a thread wake-up, much dearer than the write itself) on every element.
+        for _ in 0..<Self.spinIterations where appended.load(ordering: .relaxed) != seen {
+            lock.lockLeaf()
+            if let element = takeBuffered() {
+                lock.unlockLeaf()
+                return element
+            }
+            lock.unlockLeaf()
+            break
+        }
         return await withTaskCancellationHandler {
             await withUnsafeContinuation(isolation: actor) { continuation in
                 lock.lockLeaf()
@@ -210,6 +229,10 @@ final class StreamStorage<Element: Sendable>: @unchecked Sendable {
             terminate()
         }
     }
+
+    /// How many times a reader that found nothing checks for a new element before it suspends.
+    @inlinable
+    static var spinIterations: Int { 1_000 }
 
     /// The oldest buffered element, if any. Caller holds the lock.
     @inlinable
