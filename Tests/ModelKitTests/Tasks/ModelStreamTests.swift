@@ -40,6 +40,7 @@ struct ModelStreamTests {
             #expect(await collector.waitForCount(value))
         }
         #expect(collector.elements == Array(1...20))
+        collector.cancel()
     }
 
     @Test func cancellingTheReaderEndsTheStreamAndStopsTheObserver() async {
