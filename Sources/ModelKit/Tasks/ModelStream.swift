@@ -113,6 +113,8 @@ final class StreamStorage<Element: Sendable>: @unchecked Sendable {
     /// How many elements were ever buffered (written under the lock, read without it): lets a
     /// reader that found the buffer empty see a new element arrive without taking the lock.
     @usableFromInline let appended = Atomic<Int>(0)
+    /// How many coming waits skip the watch (see ``watchForAppend(after:)``).
+    @usableFromInline let watchesToSkip = Atomic<Int>(0)
 
     @inlinable
     init() {}
@@ -199,17 +201,16 @@ final class StreamStorage<Element: Sendable>: @unchecked Sendable {
         }
         let seen = appended.load(ordering: .relaxed)
         lock.unlockLeaf()
-        // Before suspending, watch briefly (about a microsecond) for the next element: a producer
-        // writing in a burst then hands elements over through the buffer, instead of paying for
-        // waking this task (a thread wake-up, much dearer than the write itself) on every element.
-        for _ in 0..<Self.spinIterations where appended.load(ordering: .relaxed) != seen {
+        // Before suspending, watch briefly for the next element: a producer writing in a burst then
+        // hands elements over through the buffer, instead of paying for waking this task (a thread
+        // wake-up, dearer than the write itself) on every element.
+        if watchForAppend(after: seen) {
             lock.lockLeaf()
             if let element = takeBuffered() {
                 lock.unlockLeaf()
                 return element
             }
             lock.unlockLeaf()
-            break
         }
         return await withTaskCancellationHandler {
             await withUnsafeContinuation(isolation: actor) { continuation in
@@ -230,9 +231,29 @@ final class StreamStorage<Element: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// How many times a reader that found nothing checks for a new element before it suspends.
-    @inlinable
-    static var spinIterations: Int { 1_000 }
+    /// Watches `appended` for up to about two microseconds (about what waking a suspended task
+    /// costs); true as soon as it moves past `seen`. The clock is read every 32 checks.
+    ///
+    /// The watch only pays when the producer runs on another core meanwhile. When a watch finds
+    /// nothing (no burst, or one core shared with the producer, whose time it would take), the next
+    /// eight waits suspend at once; then it is tried again.
+    @usableFromInline
+    func watchForAppend(after seen: Int) -> Bool {
+        if watchesToSkip.load(ordering: .relaxed) > 0 {
+            watchesToSkip.subtract(1, ordering: .relaxed)
+            return false
+        }
+        let deadline = ContinuousClock.now.advanced(by: .microseconds(2))
+        var checks = 0
+        while appended.load(ordering: .relaxed) == seen {
+            checks &+= 1
+            if checks & 31 == 0, ContinuousClock.now >= deadline {
+                watchesToSkip.store(8, ordering: .relaxed)
+                return false
+            }
+        }
+        return true
+    }
 
     /// The oldest buffered element, if any. Caller holds the lock.
     @inlinable
