@@ -66,5 +66,26 @@ func eventScenarios() -> [Scenario] {
                 },
             ]
         },
+        // Its own scenario: the one above starts consumer tasks, which valgrind cannot follow, and
+        // this row is the one to count instructions on (Performance.md, "Profiling").
+        .timed("event send to a listening parent, the sender's side") {
+            let unread = Listener().withAnchor()
+            let unreadChild = unread.sender
+            return [
+                Variant(
+                    "ModelKit: child sends, parent's events not read yet (the sender's side)",
+                    note: "The sending thread's part of \"send → handled\": the events wait in the stream's buffer."
+                ) { n in
+                    let stream = unread.node.event(ofType: Ping.self)
+                    let elapsed = measure {
+                        for _ in 0..<n { unreadChild.ping() }
+                    }
+                    // Dropped after the clock stopped: the buffered events are released untimed.
+                    withExtendedLifetime(stream) {}
+                    withExtendedLifetime(unread) {}
+                    return elapsed
+                },
+            ]
+        },
     ]
 }

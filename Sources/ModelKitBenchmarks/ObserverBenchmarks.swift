@@ -18,6 +18,8 @@ func observerScenarios() -> [Scenario] {
             let values = Counter()
             streamed.countStreamedValuesOfA(into: values)
 
+            let buffered = Pair().withAnchor()
+
             let object = ObservablePair()
             let notifications = Counter()
             observeRepeatedly(object, counting: notifications)
@@ -47,6 +49,20 @@ func observerScenarios() -> [Scenario] {
                         for i in 1...n { streamed.a = start &+ i }
                         await values.wait(until: goal)
                     }
+                },
+                Variant(
+                    "ModelKit: m.a = i, change(of:) not read yet (the writer's side)",
+                    note: "The writing thread's part of the row above: the values wait in the stream's buffer."
+                ) { n in
+                    let start = written
+                    written &+= n
+                    let stream = buffered.change(of: \.a, initial: false)
+                    let elapsed = measure {
+                        for i in 1...n { buffered.a = start &+ i }
+                    }
+                    // Dropped after the clock stopped: the buffered values are released untimed.
+                    withExtendedLifetime(stream) {}
+                    return elapsed
                 },
                 Variant("@Observable: o.a = i, withObservationTracking") { n in
                     let start = written
