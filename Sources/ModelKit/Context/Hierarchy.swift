@@ -399,7 +399,6 @@ struct SectionWork {
             }
         }
     }
-
 }
 
 /// The properties a section changed, to notify Observation of once the lock is released. The
