@@ -30,6 +30,17 @@ private func observe(_ apply: () -> Void) -> Locked<Int> {
         #expect(fired.value == 1)
     }
 
+    @Test func readsOfModelKitObserversDoNotRegisterInTheWritersTracking() {
+        let model = ProfileModel().withAnchor()
+        // Re-evaluated by every write of `name`; it reads `age`.
+        model.node.onChange(of: \.name) { _, _ in }
+        let stream = model.node.observe { "\(model.name) is \(model.age)" }
+        let fired = observe { model.name = "Blob" }
+        model.age = 3
+        #expect(fired.value == 0)
+        withExtendedLifetime(stream) {}
+    }
+
     @Test func writingAnotherPropertyDoesNotFire() {
         let model = ProfileModel().withAnchor()
         let fired = observe { _ = model.name }
