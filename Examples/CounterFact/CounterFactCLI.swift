@@ -23,7 +23,7 @@ enum CounterFactCLI {
 
         """ + AppScreen.help
 
-    struct Options {
+    struct Options: CommandLineOptions {
         var script: String?
         var live = false
         var apiURL = URL(string: "http://numbersapi.com")!
@@ -54,15 +54,9 @@ enum CounterFactCLI {
 
     static func main(arguments: [String]) async -> Int32 {
         let options: Options
-        do {
-            options = try Options(arguments)
-        } catch {
-            FileHandle.standardError.write(Data("\(error)\n\n\(usage)\n".utf8))
-            return 2
-        }
-        if options.showHelp {
-            print(usage)
-            return 0
+        switch Options.parse(arguments, usage: usage) {
+        case .run(let parsed): options = parsed
+        case .exit(let status): return status
         }
 
         var app = AppModel()

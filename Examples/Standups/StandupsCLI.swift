@@ -27,7 +27,7 @@ enum StandupsCLI {
 
         """ + StandupsScreen.help
 
-    struct Options {
+    struct Options: CommandLineOptions {
         var script: String?
         var dataFile: URL?
         var speech = SpeechAuthorizationStatus.notDetermined
@@ -57,15 +57,9 @@ enum StandupsCLI {
 
     static func main(arguments: [String]) async -> Int32 {
         let options: Options
-        do {
-            options = try Options(arguments)
-        } catch {
-            FileHandle.standardError.write(Data("\(error)\n\n\(usage)\n".utf8))
-            return 2
-        }
-        if options.showHelp {
-            print(usage)
-            return 0
+        switch Options.parse(arguments, usage: usage) {
+        case .run(let parsed): options = parsed
+        case .exit(let status): return status
         }
 
         let speech = TypedSpeech(status: options.speech)

@@ -1,0 +1,41 @@
+import Foundation
+
+/// The options of an example's command line, parsed before it runs.
+///
+/// ```swift
+/// let options: Options
+/// switch Options.parse(arguments, usage: usage) {
+/// case .run(let parsed): options = parsed
+/// case .exit(let status): return status
+/// }
+/// ```
+package protocol CommandLineOptions {
+    init(_ arguments: [String]) throws(UsageError)
+    /// `--help` was given: print the usage and stop.
+    var showHelp: Bool { get }
+}
+
+/// What a command line asks for: a run with these options, or to stop at once with a status.
+package enum ParsedCommandLine<Options> {
+    case run(Options)
+    case exit(Int32)
+}
+
+extension CommandLineOptions {
+    /// The options in `arguments`, or the end of the program: after saying what is wrong and showing
+    /// `usage` on standard error (status 2), or after printing `usage` for `--help` (status 0).
+    package static func parse(_ arguments: [String], usage: String) -> ParsedCommandLine<Self> {
+        let options: Self
+        do {
+            options = try Self(arguments)
+        } catch {
+            FileHandle.standardError.write(Data("\(error)\n\n\(usage)\n".utf8))
+            return .exit(2)
+        }
+        if options.showHelp {
+            print(usage)
+            return .exit(0)
+        }
+        return .run(options)
+    }
+}
