@@ -113,8 +113,8 @@ package final class Hierarchy: @unchecked Sendable {
                 // Swapped with a spare buffer, so that neither allocates in the usual section.
                 var changes = spareChanges
                 swap(&changes, &pendingChanges)
-                for change in changes {
-                    work.notifications.append(change.context, change.index)
+                for position in changes.indices {
+                    work.notifications.append(changes[position].context, changes[position].index)
                 }
                 commit(changes, into: &work)
                 changes.removeAll(keepingCapacity: true)
@@ -152,9 +152,10 @@ package final class Hierarchy: @unchecked Sendable {
         // An observer of several changed properties is evaluated once. (One property's observers
         // are distinct, so a single change needs no bookkeeping.)
         var evaluated: [ObjectIdentifier] = []
-        for change in changes {
-            let context = change.context
-            if context.isObserved(change.index), let observers = context.extras?.propertyObservers[change.index] {
+        for position in changes.indices {
+            let context = changes[position].context
+            let index = changes[position].index
+            if context.isObserved(index), let observers = context.extras?.propertyObservers[index] {
                 for observer in observers {
                     if !isSingle {
                         if evaluated.contains(ObjectIdentifier(observer)) { continue }
@@ -165,12 +166,12 @@ package final class Hierarchy: @unchecked Sendable {
                     }
                 }
             }
-            if hasHooks, let old = change.old, let new = change.new {
+            if hasHooks, let old = changes[position].old, let new = changes[position].new {
                 let record = ChangeRecord(
                     context: context,
-                    index: change.index,
+                    index: index,
                     path: context.path(),
-                    property: context.schema.name(change.index),
+                    property: context.schema.name(index),
                     old: old,
                     new: new
                 )
@@ -222,9 +223,8 @@ package final class Hierarchy: @unchecked Sendable {
     /// batches other sections queued meanwhile. Call without holding the lock.
     func deliverDirectly(_ items: consuming [Delivery]) {
         var items = items
-        for index in items.indices { items[index].perform() }
+        Delivery.performAll(&items)
         // The emptied buffer goes back for the next section's deliveries.
-        items.removeAll(keepingCapacity: true)
         lock.lock()
         if spareDeliveries.capacity == 0 { swap(&spareDeliveries, &items) }
         drainReadyBatches()
@@ -244,8 +244,9 @@ package final class Hierarchy: @unchecked Sendable {
                 return
             }
             lock.unlock()
-            for batch in batches {
-                for delivery in batch.items { delivery.perform() }
+            batches.reverse()
+            while var batch = batches.popLast() {
+                Delivery.performAll(&batch.items)
             }
             lock.lock()
         }
@@ -456,6 +457,15 @@ enum Delivery {
     case property(PropertyObserver, AnyObject)
     case event(EventListener, Any, Any)
     case run(@Sendable () -> Void)
+
+    /// Performs `items` in order, leaving the array empty (its capacity kept). Each delivery is
+    /// moved out rather than copied, which would retain and release its payload once more.
+    static func performAll(_ items: inout [Delivery]) {
+        items.reverse()
+        while let delivery = items.popLast() {
+            delivery.perform()
+        }
+    }
 
     func perform() {
         switch self {

@@ -233,14 +233,15 @@ final class ObservedChange<Value> {
 }
 
 extension Context {
-    /// The model's current instance (a newer instance may have continued it), or `fallback`.
+    /// `keyPath` of the model's current instance: a newer instance may have continued the model,
+    /// but most models never are, and then `fallback` is current and is read without a copy.
     /// Caller holds the lock.
     @inlinable
-    final func current<M: Model>(_ fallback: M) -> M {
-        // Most models are never continued by a new instance: then `fallback` is current.
-        replacedInstances == 0 ? fallback : currentModel(fallback)
+    final func read<M: Model, Value>(_ keyPath: KeyPath<M, Value>, of fallback: M) -> Value {
+        replacedInstances == 0 ? fallback[keyPath: keyPath] : currentModel(fallback)[keyPath: keyPath]
     }
 
+    /// The model's current instance, or `fallback`. Caller holds the lock.
     @usableFromInline
     final func currentModel<M: Model>(_ fallback: M) -> M {
         model as? M ?? fallback
@@ -306,7 +307,7 @@ extension Model {
             return .finished()
         }
         return context.observationStream(initial: initial, isDuplicate: nil) {
-            context.current(self)[keyPath: keyPath]
+            context.read(keyPath, of: self)
         }
     }
 
@@ -321,7 +322,7 @@ extension Model {
             return .finished()
         }
         return context.observationStream(initial: initial, isDuplicate: { $0 == $1 }) {
-            context.current(self)[keyPath: keyPath]
+            context.read(keyPath, of: self)
         }
     }
 }
@@ -406,7 +407,7 @@ extension ModelNode {
         let value = ObservedValue<Value>(isDuplicate: isDuplicate)
         let observer = ExpressionObserver(
             hierarchy: context.hierarchy,
-            evaluate: { value.update(context.current(model)[keyPath: keyPath]) },
+            evaluate: { value.update(context.read(keyPath, of: model)) },
             deliver: { object in
                 let change = ObservedChange<Value>.from(object)
                 if let old = change.old { perform(old, change.new) }
