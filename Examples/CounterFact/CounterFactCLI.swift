@@ -24,17 +24,14 @@ enum CounterFactCLI {
         """ + AppScreen.help
 
     struct Options: CommandLineOptions {
-        var script: String?
         var live = false
         var apiURL = URL(string: "http://numbersapi.com")!
-        var printChanges = false
-        var showHelp = false
+        var common = CommonOptions()
 
         init(_ arguments: [String]) throws(UsageError) {
             var arguments = ArgumentList(arguments)
             while let argument = arguments.next() {
                 switch argument {
-                case "--script": script = try arguments.value(of: argument)
                 case "--live": live = true
                 case "--api-url":
                     let text = try arguments.value(of: argument)
@@ -44,9 +41,10 @@ enum CounterFactCLI {
                         )
                     }
                     apiURL = url
-                case "--print-changes": printChanges = true
-                case "--help", "-h": showHelp = true
-                default: throw UsageError(description: "Unknown option \(argument).")
+                default:
+                    guard try common.take(argument, from: &arguments) else {
+                        throw UsageError(description: "Unknown option \(argument).")
+                    }
                 }
             }
         }
@@ -60,13 +58,13 @@ enum CounterFactCLI {
         }
 
         var app = AppModel()
-        if options.printChanges { app = app._withPrintChanges() }
+        if options.common.printChanges { app = app._withPrintChanges() }
         // `anchor` keeps the hierarchy alive; the screen uses `app`, the same model, which does not,
         // so the callbacks it hands to rows do not keep the hierarchy alive on their own.
         let anchor = app.withAnchor {
             if options.live { $0.factClient = .numbersAPI(baseURL: options.apiURL) }
         }
-        await TerminalSession(screen: AppScreen(app: app)).run(script: options.script)
+        await TerminalSession(screen: AppScreen(app: app)).run(script: options.common.script)
         withExtendedLifetime(anchor) {}
         return 0
     }

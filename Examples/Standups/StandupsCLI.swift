@@ -28,17 +28,14 @@ enum StandupsCLI {
         """ + StandupsScreen.help
 
     struct Options: CommandLineOptions {
-        var script: String?
         var dataFile: URL?
         var speech = SpeechAuthorizationStatus.notDetermined
-        var printChanges = false
-        var showHelp = false
+        var common = CommonOptions()
 
         init(_ arguments: [String]) throws(UsageError) {
             var arguments = ArgumentList(arguments)
             while let argument = arguments.next() {
                 switch argument {
-                case "--script": script = try arguments.value(of: argument)
                 case "--data": dataFile = URL(fileURLWithPath: try arguments.value(of: argument))
                 case "--speech":
                     let text = try arguments.value(of: argument)
@@ -47,9 +44,10 @@ enum StandupsCLI {
                         throw UsageError(description: "--speech takes one of \(statuses), not \"\(text)\".")
                     }
                     speech = status
-                case "--print-changes": printChanges = true
-                case "--help", "-h": showHelp = true
-                default: throw UsageError(description: "Unknown option \(argument).")
+                default:
+                    guard try common.take(argument, from: &arguments) else {
+                        throw UsageError(description: "Unknown option \(argument).")
+                    }
                 }
             }
         }
@@ -64,13 +62,13 @@ enum StandupsCLI {
 
         let speech = TypedSpeech(status: options.speech)
         var app = AppFeature()
-        if options.printChanges { app = app._withPrintChanges() }
+        if options.common.printChanges { app = app._withPrintChanges() }
         // `anchor` keeps the hierarchy alive; the screen uses `app`, the same model, which does not.
         let anchor = app.withAnchor {
             $0.speechClient = speech.client
             if let file = options.dataFile { $0.standupsFile = file }
         }
-        await TerminalSession(screen: StandupsScreen(app: app, speech: speech)).run(script: options.script)
+        await TerminalSession(screen: StandupsScreen(app: app, speech: speech)).run(script: options.common.script)
         let status: Int32
         do {
             try await app.saveChanges()
