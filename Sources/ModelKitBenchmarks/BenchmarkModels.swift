@@ -124,3 +124,32 @@ final class ObservablePair {
     var a = 0
     var b = 0
 }
+
+/// A `Pair` identified by its own `Int`, as apps identify rows: a new instance with the same id
+/// continues the live child.
+struct IdentifiedRow: Model {
+    var node = ModelNode<Self>()
+    let id: Int
+    @Tracked var a = 0
+    @Tracked var b = 0
+
+    init(id: Int, a: Int = 0) {
+        self.id = id
+        _a = Tracked(wrappedValue: a)
+    }
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track("a", \.$a)
+        r.track("b", \.$b)
+    }
+}
+
+/// A parent of any number of `IdentifiedRow`s.
+struct RowList: Model {
+    var node = ModelNode<Self>()
+    @Tracked var rows: [IdentifiedRow] = []
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track("rows", \.$rows)
+    }
+}

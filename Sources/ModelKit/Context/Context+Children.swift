@@ -26,7 +26,7 @@ extension Hierarchy {
 
         let cells = schema.cells(of: model)
         let conflict: Int? = unboundLock.withShortLock {
-            if let index = cells.firstIndex(where: { $0.boundContext != nil }) { return index }
+            if let index = cells.firstIndex(where: { $0.isClaimed }) { return index }
             box.bind(context)
             for (index, cell) in cells.enumerated() {
                 cell.bind(to: context, index: index)
@@ -71,11 +71,14 @@ extension Context {
         schema.visitChildren(index, cell: cell, &visitor)
 
         // The kept children are already in order; place the others (shared, new, continued) among
-        // them, last position first so that earlier positions stay valid.
+        // them. Every decision that reads this pass's stamps is taken first: continuing a child or
+        // anchoring a new one reconciles *their* slots, with stamps of their own, which overwrite the
+        // marks of any context met there too (a model shared between this slot and a new child's).
         let (keptList, unmatched) = sink.takeKept()
         var list = keptList
         var addedIDs: Set<AnyHashable> = []
-        var placed: [(position: Int, child: Context)] = []
+        var anchoring: Set<ObjectIdentifier> = []
+        var pending: [(position: Int, work: PendingPlacement)] = []
         for (position, entry) in sink.others {
             switch entry {
             case .shared(let child):
@@ -85,7 +88,7 @@ extension Context {
                 }
                 child.places.append(Place(parent: self, slot: index))
                 child.keptStamp = stamp
-                placed.append((position, child))
+                pending.append((position, .ready(child)))
                 if let key = child.idKey { existing.byID[key] = child }
             case .initial(let initial):
                 if let context = initial.box.context {
@@ -98,15 +101,14 @@ extension Context {
                     guard context.hierarchy === hierarchy, context.state.isLive else { continue }
                     context.places.append(Place(parent: self, slot: index))
                     context.keptStamp = stamp
-                    placed.append((position, context))
+                    pending.append((position, .ready(context)))
                     continue
                 }
                 if let id = initial.id {
                     if let live = existing.byID[id], live.markStamp == stamp, live.keptStamp != stamp,
                        live.schema === initial.schema {
                         live.keptStamp = stamp
-                        initial.adopt(live)
-                        placed.append((position, live))
+                        pending.append((position, .continue(initial, live)))
                         continue
                     }
                     if existing.byID[id] != nil || !addedIDs.insert(id).inserted {
@@ -114,14 +116,13 @@ extension Context {
                         continue
                     }
                 }
-                let child = initial.anchor(hierarchy, Place(parent: self, slot: index), dependencies)
-                guard child.state.isLive else { continue }
-                child.keptStamp = stamp
-                placed.append((position, child))
-                if let id = initial.id { existing.byID[id] = child }
+                if !anchoring.insert(ObjectIdentifier(initial.box)).inserted {
+                    sink.reportTwice(typeName: initial.schema.typeName)
+                    continue
+                }
+                pending.append((position, .anchor(initial)))
             }
         }
-        insert(placed, into: &list)
         for issue in sink.issues {
             hierarchy.deferIssue(issue)
         }
@@ -133,8 +134,43 @@ extension Context {
             }
             child.removePlace(parent: self, slot: index)
         }
+
+        var placed: [(position: Int, child: Context)] = []
+        placed.reserveCapacity(pending.count)
+        for (position, work) in pending {
+            switch work {
+            case .ready(let child):
+                placed.append((position, child))
+            case .continue(let initial, let live):
+                initial.adopt(live)
+                placed.append((position, live))
+            case .anchor(let initial):
+                if let context = initial.box.context {
+                    // Anchored meanwhile, inside a new sibling: a live model like any other.
+                    guard context.hierarchy === hierarchy, context.state.isLive else { continue }
+                    context.places.append(Place(parent: self, slot: index))
+                    placed.append((position, context))
+                    continue
+                }
+                let child = initial.anchor(hierarchy, Place(parent: self, slot: index), dependencies)
+                guard child.state.isLive else { continue }
+                placed.append((position, child))
+                if let id = initial.id { existing.byID[id] = child }
+            }
+        }
+        insert(placed, into: &list)
         existing.list = list
         if !list.isEmpty { slots[index] = existing }
+    }
+
+    /// What a reconciliation does with a model of the new value that is not simply kept.
+    private enum PendingPlacement {
+        /// A live model placed here (shared from elsewhere, or anchored earlier in this write).
+        case ready(Context)
+        /// A new instance continuing the live child with its id.
+        case `continue`(ReconcileSink.InitialModel, Context)
+        /// A new model to anchor here.
+        case anchor(ReconcileSink.InitialModel)
     }
 
     /// Puts the placed children among the kept ones in `list`: each goes before the kept child at
@@ -218,9 +254,11 @@ extension Context {
 }
 
 extension Context {
-    /// Continues this live context with `newModel`, a new instance with the same id: the new
-    /// instance's storage becomes the live storage, its values count as changes, and the replaced
-    /// instance's storage is retired (its copies read their last values; writes are reported).
+    /// Continues this live context with `newModel`, a new instance with the same id (API.md
+    /// section 8): the new instance's storage becomes the live storage, each of its values that
+    /// differs from the live one counts as a change, its child slots are reconciled against the live
+    /// children (recursively continuing those with matching ids), and the older instance's cells
+    /// forward to the new ones, so that every copy of either instance reaches the one live model.
     func adopt<M: Model>(_ newModel: M) {
         guard let oldModel = model as? M else { return }
         let typedSchema = Schema<M>.shared(newModel)
@@ -228,7 +266,7 @@ extension Context {
         let oldCells = typedSchema.cells(of: oldModel)
         let newBox = newModel.node.box
         let alreadyBound = unboundLock.withShortLock { () -> Bool in
-            if newBox.context != nil || newCells.contains(where: { $0.boundContext != nil }) { return true }
+            if newBox.context != nil || newCells.contains(where: { $0.isClaimed }) { return true }
             _ = newBox.takeModifiers()
             newBox.bind(self)
             for (index, cell) in newCells.enumerated() where cell !== oldCells[index] {
@@ -239,18 +277,28 @@ extension Context {
         guard !alreadyBound else { return }
         model = newModel
         if replacedInstances < .max { replacedInstances += 1 }
-        let standIn = makeReplacedStandIn()
         for index in newCells.indices where newCells[index] !== oldCells[index] {
             let oldCell = oldCells[index]
             let newCell = newCells[index]
             if typedSchema.isChildSlot(index) {
-                recordBoxedChangeInSection(index, old: oldCell.anyValue, new: newCell.anyValue)
+                // The slot is a change when its children changed, or when it may hold more than its
+                // models (a key, an enum case): continued children alone are no change to it, their
+                // own differences being changes of their own.
+                let before = slots[index]?.list ?? []
                 reconcileSlot(index)
+                let after = slots[index]?.list ?? []
+                let value = newCell.anyValue
+                if !(value is any OnlyModels || value is any Model) || !before.elementsEqual(after, by: ===) {
+                    recordBoxedChangeInSection(index, old: oldCell.anyValue, new: newCell.anyValue)
+                }
             } else if newCell.differs(from: oldCell) {
                 recordBoxedChangeInSection(index, old: oldCell.anyValue, new: newCell.anyValue)
             }
-            oldCell.bind(to: standIn, index: index)
-            oldCell.retire()
+        }
+        unboundLock.withShortLock {
+            for index in newCells.indices where newCells[index] !== oldCells[index] {
+                oldCells[index].forward(to: newCells[index])
+            }
         }
     }
 }
@@ -444,3 +492,9 @@ final class ReconcileSink: VisitSink {
         issues = []
     }
 }
+
+/// A container whose value is nothing but its models, in order: a model, an optional model, an
+/// array of models. Two such values holding the same live children are the same value.
+private protocol OnlyModels {}
+extension Optional: OnlyModels where Wrapped: Model {}
+extension Array: OnlyModels where Element: Model {}

@@ -41,8 +41,6 @@ enum ContextState: UInt8 {
     case destructed
     /// The context of a frozen copy.
     case frozen
-    /// Stands in for an instance replaced by a newer instance with the same id.
-    case replaced
 
     var acceptsWrites: Bool { self == .anchored || self == .active }
     var isLive: Bool { acceptsWrites }
@@ -50,7 +48,7 @@ enum ContextState: UInt8 {
     var lifetime: ModelLifetime {
         switch self {
         case .anchored, .active: .anchored
-        case .destructed, .replaced: .destructed
+        case .destructed: .destructed
         case .frozen: .frozen
         }
     }
@@ -134,7 +132,7 @@ final class Context: @unchecked Sendable {
     // Safety: every field below is guarded by the hierarchy lock. (Small fields first, packed.)
     @exclusivity(unchecked) var state: ContextState
     let isRoot: Bool
-    /// How many times a new instance with the model's id continued it (see `adopt`), saturating.
+    /// How many times a newer instance with the model's id continued it (see `adopt`), saturating.
     @usableFromInline @exclusivity(unchecked) var replacedInstances: UInt16 = 0
     /// Bit `i` set: property `i` has observers in `extras` (bit 31 stands for 31 and above).
     @exclusivity(unchecked) var observedMask: UInt32 = 0
@@ -164,18 +162,6 @@ final class Context: @unchecked Sendable {
         self.state = state
         self.isRoot = isRoot
         self.model = model
-    }
-
-    private init(standingInFor live: Context) {
-        self.hierarchy = live.hierarchy
-        self.lock = live.lock
-        self.schema = live.schema
-        self.dependencyStorage = live.dependencyStorage
-        self.state = .replaced
-        self.isRoot = false
-        self.model = nil
-        // The stand-in keeps the live context alive for the replaced instances' cells.
-        ensuredExtras.successor = live
     }
 
     deinit {
@@ -363,11 +349,6 @@ final class Context: @unchecked Sendable {
                 "Wrote to \(property) of a frozen copy of \(typeName); the write was ignored.",
                 fixes: ["Write to the live model instead of its `frozenCopy`."]
             )
-        case .replaced:
-            return ModelIssue(
-                "Wrote to \(property) of a \(typeName) instance that was replaced by a newer instance with the same id; the write was ignored.",
-                fixes: ["Read the model back from its parent and write to that instance."]
-            )
         }
     }
 
@@ -386,15 +367,6 @@ final class Context: @unchecked Sendable {
     final func takeModel() -> (any Model)? {
         defer { model = nil }
         return model
-    }
-
-    /// A context that stands in for this one's replaced instances (see `adopt`). It keeps this
-    /// context alive for their cells; this context only refers to it weakly.
-    final func makeReplacedStandIn() -> Context {
-        if let standIn = extras?.standIn.object { return standIn }
-        let created = Context(standingInFor: self)
-        ensuredExtras.standIn = WeakRef(created)
-        return created
     }
 
     /// Calls `onActivate` and the `withActivation` handlers. Called without the lock.

@@ -11,10 +11,6 @@ final class ContextExtras {
     @exclusivity(unchecked) var ownedObservers: [PropertyObserver] = []
     /// Listeners of events sent to this context.
     @exclusivity(unchecked) var eventListeners: [EventListener] = []
-    /// The stand-in of this context's replaced instances, while their cells live.
-    @exclusivity(unchecked) var standIn = WeakRef<Context>(nil)
-    /// For a stand-in: the live context it keeps alive.
-    @exclusivity(unchecked) var successor: Context?
 
     /// One running task or registered `onCancel` handler.
     struct WorkEntry {

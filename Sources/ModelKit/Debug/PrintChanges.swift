@@ -23,7 +23,13 @@ final class ChangePrinter: HierarchyHook, @unchecked Sendable {
             return changes
         }
         for change in changes {
-            printer(ValueDiff.describe(path: change.propertyPath, old: change.old, new: change.new))
+            let oldText = ValueDump.render(change.old)
+            let newText = ValueDump.render(change.new)
+            // A write that shows no difference (a non-`Equatable` value written again, or a slot
+            // given new instances of the same children, which render through to the live values):
+            // the differences themselves, if any, are changes of their own.
+            if oldText == newText { continue }
+            printer(ValueDiff.describe(path: change.propertyPath, oldText: oldText, newText: newText))
         }
     }
 }

@@ -147,6 +147,9 @@ extension AnyCell {
         if let context = boundContext {
             return context.lock.withShortLock { anyValue }
         }
+        if let target = unboundLock.withShortLock({ forwardTarget }) {
+            return target.lockedAnyValue()
+        }
         return unboundLock.withShortLock { anyValue }
     }
 }

@@ -7,22 +7,31 @@ let unboundLock = HierarchyLock(rank: .unbound)
 /// The storage behind one `@Tracked` property of one model instance.
 ///
 /// Before anchoring a cell is *unbound* and guarded by ``unboundLock``. Anchoring *binds* it to its
-/// model's context, after which the context's hierarchy lock guards it. A cell is bound once; it is
-/// only rebound to a retired context when its model instance is replaced by a newer instance with the
-/// same id.
+/// model's context, after which the context's hierarchy lock guards it. A cell is bound once. When a
+/// newer instance with the same id continues the model (see `Context.adopt`), the older instance's
+/// cells *forward* to the newer ones: they are unbound again and every access to them goes, through
+/// the unbound (slow) path, to the live cell. So every copy of a continued model reads and writes the
+/// one live model, and the access path of the live cells stays as it was.
 @usableFromInline
 class AnyCell: @unchecked Sendable {
-    /// The bound context (`Unmanaged` bits), 0 while unbound. Stored with release ordering after
-    /// ``index`` and ``retainedContext``; loaded with acquire ordering before either is used.
+    /// The bound context (`Unmanaged` bits), 0 while unbound or forwarding. Stored with release
+    /// ordering after ``index`` and ``retained``; loaded with acquire ordering before either is used.
     @usableFromInline final let bindingBits = Atomic<UInt>(0)
 
     // Safety: written once before the first release-store of `bindingBits` (under `unboundLock`),
-    // read after an acquiring load of it. Rebinding never changes it.
+    // read after an acquiring load of it. Forwarding never changes it.
     @usableFromInline @exclusivity(unchecked) final var index: Int = -1
 
-    // Safety: written under `unboundLock` (first binding) or the hierarchy lock (rebinding); never
-    // read on the access path. It keeps the context named by `bindingBits` alive.
-    @exclusivity(unchecked) final var retainedContext: Context?
+    /// What the cell keeps alive: the context named by `bindingBits`, or the cell it forwards to.
+    enum Retained {
+        case none
+        case context(Context)
+        case forward(AnyCell)
+    }
+
+    // Safety: written under `unboundLock` (binding and forwarding, the latter also under the
+    // hierarchy lock); read under `unboundLock`, and never on the access path.
+    @exclusivity(unchecked) final var retained = Retained.none
 
     @usableFromInline
     init() {}
@@ -35,21 +44,48 @@ class AnyCell: @unchecked Sendable {
             .takeUnretainedValue()
     }
 
-    /// Binds (or rebinds) the cell. The caller holds `unboundLock` for a first binding, the
-    /// hierarchy lock for a rebinding.
+    /// Whether the cell belongs to a context, directly or by forwarding. The caller holds
+    /// `unboundLock`.
+    final var isClaimed: Bool {
+        if case .none = retained { return false }
+        return true
+    }
+
+    /// The live cell this one forwards to, at the end of its chain of forwards (an instance
+    /// continued by one that was continued in turn). The chain is shortened to one hop on the way,
+    /// so that a copy of an early instance does not pay for every later one. The caller holds
+    /// `unboundLock`.
+    final var forwardTarget: AnyCell? {
+        guard case .forward(var target) = retained else { return nil }
+        var hops = 0
+        while case .forward(let next) = target.retained {
+            target = next
+            hops += 1
+        }
+        if hops > 0 { retained = .forward(target) }
+        return target
+    }
+
+    /// Binds the cell for its first time. The caller holds `unboundLock`.
     final func bind(to context: Context, index: Int) {
         if self.index != index { self.index = index }
-        retainedContext = context
+        retained = .context(context)
         bindingBits.store(UInt(bitPattern: Unmanaged.passUnretained(context).toOpaque()), ordering: .releasing)
+    }
+
+    /// Makes every later access to this cell an access to `target`, the same property of a newer
+    /// instance of the same model. The caller holds the hierarchy lock (for a section) and
+    /// `unboundLock`. The cell keeps its value: a read that loaded the binding before this call and
+    /// takes the lock after it returns that value, the live value at the time the read began.
+    final func forward(to target: AnyCell) {
+        retained = .forward(target)
+        bindingBits.store(0, ordering: .releasing)
     }
 
     // MARK: Type-erased operations (the caller holds the guarding lock)
 
     /// The current value, boxed.
     var anyValue: Any { fatalError("abstract") }
-
-    /// The type of the stored value.
-    var valueType: Any.Type { fatalError("abstract") }
 
     /// Puts back the value the cell was created with, unless the value is plain data. Called when
     /// the model is destructed or replaced, so that nothing the value captured outlives the model.
@@ -124,6 +160,7 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
     @usableFromInline @inline(never)
     final func readUnbound() -> Value {
         if unboundLock.isHeldByCurrentThread {
+            if let target = forwardTarget { return Self.typed(target).read() }
             return value
         }
         unboundLock.lock()
@@ -131,9 +168,19 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
             unboundLock.unlock()
             return read()
         }
+        if let target = forwardTarget {
+            unboundLock.unlock()
+            return Self.typed(target).read()
+        }
         let result = value
         unboundLock.unlock()
         return result
+    }
+
+    /// A forwarding target, which is always a cell of the same property (so of the same type).
+    @inline(__always)
+    static func typed(_ cell: AnyCell) -> Cell<Value> {
+        unsafeDowncast(cell, to: Cell<Value>.self)
     }
 
     /// The value without observation or recording. The caller holds the guarding lock.
@@ -173,7 +220,7 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
     /// A write while this thread holds the hierarchy for a section.
     private final func sectionWrite(_ context: Context, bits: UInt, _ newValue: Value) {
         guard bindingBits.load(ordering: .relaxed) == bits else {
-            // Rebound meanwhile (the instance was replaced); the new binding shares this lock.
+            // Forwarded meanwhile (a newer instance continued the model): write to the live cell.
             return write(newValue)
         }
         guard context.state.acceptsWrites else {
@@ -189,6 +236,7 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
     @usableFromInline @inline(never)
     final func writeUnbound(_ newValue: Value) {
         if unboundLock.isHeldByCurrentThread {
+            if let target = forwardTarget { return Self.typed(target).write(newValue) }
             value = newValue
             return
         }
@@ -196,6 +244,10 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
         guard bindingBits.load(ordering: .acquiring) == 0 else {
             unboundLock.unlockSection()
             return write(newValue)
+        }
+        if let target = forwardTarget {
+            unboundLock.unlockSection()
+            return Self.typed(target).write(newValue)
         }
         if let waiter = UnboundUpdates.waiterIfClaimedByAnotherThread(self) {
             // Another thread is updating this cell: write after its update, not in the middle.
@@ -214,19 +266,18 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
 
     @usableFromInline
     struct ModifyToken {
+        /// The cell the update mutates: this one, or the live cell it forwards to.
+        @usableFromInline let cell: Cell<Value>
         @usableFromInline let context: Context?
-        @usableFromInline let bits: UInt
         /// The value before the update, kept only when something needs it: a comparison, a change
         /// record, or undoing a refused write. Not keeping it lets `items.append(x)` mutate in place.
         @usableFromInline let old: Value?
-        @usableFromInline let nested: Bool
 
         @inlinable
-        init(context: Context?, bits: UInt, old: Value?, nested: Bool) {
+        init(cell: Cell<Value>, context: Context?, old: Value?) {
+            self.cell = cell
             self.context = context
-            self.bits = bits
             self.old = old
-            self.nested = nested
         }
     }
 
@@ -236,22 +287,34 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
         guard bits != 0 else { return beginUnboundModify() }
         let context = Self.context(bits).takeUnretainedValue()
         context.hierarchy.beginSection()
+        if bindingBits.load(ordering: .relaxed) != bits {
+            // Forwarded before the section began: update the live cell instead.
+            return retryModify(context)
+        }
         let keepsOld = comparesValues || context.needsChangeRecord || !context.acceptsWrites
-            || bindingBits.load(ordering: .relaxed) != bits
-        return ModifyToken(context: context, bits: bits, old: keepsOld ? value : nil, nested: false)
+        return ModifyToken(cell: self, context: context, old: keepsOld ? value : nil)
+    }
+
+    @usableFromInline @inline(never)
+    final func retryModify(_ context: Context) -> ModifyToken {
+        context.hierarchy.endSection()
+        return beginModify()
     }
 
     /// An update of a cell not bound yet claims the cell, then works on a copy of its value outside
     /// any lock, and ``endUnboundModify(_:)`` writes the copy back (see ``UnboundUpdates``).
     @usableFromInline @inline(never)
     final func beginUnboundModify() -> ModifyToken {
+        if let target = unboundLock.withShortLock({ forwardTarget }) {
+            return Self.typed(target).beginModify()
+        }
         UnboundUpdates.claim(self)
         if bindingBits.load(ordering: .acquiring) != 0 {
             // Anchored while this thread waited for the claim: update it under its hierarchy lock.
             UnboundUpdates.release(self)
             return beginModify()
         }
-        return ModifyToken(context: nil, bits: 0, old: readUnbound(), nested: false)
+        return ModifyToken(cell: self, context: nil, old: readUnbound())
     }
 
     /// Writes back the updated copy of an unbound update and releases the claim. A cell anchored
@@ -270,7 +333,7 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
             context.endUnrecordedModify(index)
             return
         }
-        if bindingBits.load(ordering: .relaxed) != token.bits || !context.acceptsWrites {
+        if !context.acceptsWrites {
             // The mutation already happened in place; undo it and report.
             value = old
             context.rejectModify(cell: self)
@@ -289,8 +352,6 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
 
     override final var anyValue: Any { value }
 
-    override final var valueType: Any.Type { Value.self }
-
     override final func retire() {
         if !isPlainData(Value.self) { value = genesis }
     }
@@ -304,6 +365,8 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
         let current: Value
         if let context = boundContext {
             current = context.lock.withShortLock { value }
+        } else if let target = unboundLock.withShortLock({ forwardTarget }) {
+            return target.frozenCopy(freezingChildren: freezingChildren)
         } else {
             current = unboundLock.withShortLock { value }
         }

@@ -9,13 +9,8 @@ extension Model {
     public var lifetime: ModelLifetime {
         let box = node.box
         guard let context = box.context else { return .initial }
-        return context.lock.withShortLock {
-            // A live context continued by a newer instance with the same id: this instance is retired.
-            if context.state.isLive, let current = context.model, nodeBox(of: current) !== box {
-                return .destructed
-            }
-            return context.state.lifetime
-        }
+        // Every instance continued by a newer one with the same id shares its context.
+        return context.lock.withShortLock { context.state.lifetime }
     }
 
     /// Sets dependencies for this model and its descendants, before it joins a hierarchy.
@@ -68,9 +63,4 @@ extension Model {
             fileID: fileID, filePath: filePath, line: line, column: column
         ))
     }
-}
-
-/// The box of a model held as an existential.
-func nodeBox<M: Model>(of model: M) -> NodeBox {
-    model.node.box
 }

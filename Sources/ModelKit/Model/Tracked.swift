@@ -51,17 +51,19 @@ public struct Tracked<Value: Sendable>: Sendable {
         get { cell.read() }
         nonmutating set { cell.write(newValue) }
         nonmutating _modify {
+            // `token.cell` is this cell, or the live cell it forwards to (a newer instance with the
+            // same id continued the model).
             let token = cell.beginModify()
             if token.context == nil {
                 // Not anchored: the update claims the cell, runs on a copy outside any lock (it may
                 // read anchored models, whose locks come first in the lock order), and is written
                 // back (see `UnboundUpdates`).
                 var copy = token.old.unsafelyUnwrapped
-                defer { cell.endUnboundModify(copy) }
+                defer { token.cell.endUnboundModify(copy) }
                 yield &copy
             } else {
-                defer { cell.endModify(token) }
-                yield &cell.value
+                defer { token.cell.endModify(token) }
+                yield &token.cell.value
             }
         }
     }

@@ -1,175 +1,221 @@
 import ModelKit
 import Testing
 
-/// Same-id continuity: a new instance whose `id` equals a live child's id (in the same slot)
-/// continues that child; a different id replaces it.
-@Suite struct ContinuityTests {
-    /// Starts a task on `model` that runs until cancelled, logging `task ended <id>` when it ends.
-    private func startLongTask(on model: TreeModel, log: Log) async {
-        let started = Gate()
-        model.node.task {
-            started.open()
-            await waitForCancellation()
-            log.add("task ended \(model.id)")
+/// Same-id continuity (API.md section 8): a new instance whose `id` equals a live child's id, in the
+/// same slot, continues that child. Every handle to it keeps working, and its work keeps running.
+extension ReportedIssueTests {
+    @Suite struct ContinuityTests {
+        /// Runs the refresh scenario for one slot shape: `first` is added and starts ticking, `again`
+        /// (same id) is assigned, and then the ticking task, `first`, `again` and the parent's copy
+        /// all read and write the one live child, with nothing reported.
+        private func expectContinuity(
+            _ shape: String,
+            assign: @escaping (TickerList, Ticker) -> Void,
+            live: @escaping (TickerList) -> Ticker?,
+            remove: (TickerList) -> Void
+        ) async {
+            await IssueCapture.run(matching: "Ticker") { capture in
+                let log = Log()
+                let list = TickerList().withAnchor()
+                let ticks = AsyncStream<Void>.makeStream()
+                let first = Ticker(id: 1, title: "draft", log: log, ticks: ticks.stream)
+                assign(list, first)
+                ticks.continuation.yield()
+                #expect(await eventually { first.ticks == 1 }, "\(shape): the task ticks")
+
+                let again = Ticker(id: 1, title: "final", log: log)
+                assign(list, again)
+                #expect(live(list)?.title == "final", "\(shape)")
+                #expect(first.title == "final" && again.title == "final", "\(shape)")
+                #expect(first.ticks == 0 && again.ticks == 0, "\(shape): the new instance's values apply")
+                #expect(first.lifetime == .anchored && again.lifetime == .anchored, "\(shape)")
+
+                // The child's own task writes through `self`, the first instance.
+                ticks.continuation.yield()
+                #expect(await eventually { live(list)?.ticks == 1 }, "\(shape): the task still ticks")
+                #expect(again.ticks == 1, "\(shape)")
+
+                first.title = "from the first handle"
+                #expect(live(list)?.title == "from the first handle" && again.title == "from the first handle")
+                again.title = "from the new instance"
+                #expect(first.title == "from the new instance", "\(shape)")
+                first.ticks += 10
+                #expect(again.ticks == 11, "\(shape): compound updates reach the live child")
+
+                #expect(log.count(of: "activate 1") == 1, "\(shape): activated once")
+                #expect(log.count(of: "cancel 1") == 0, "\(shape): not torn down")
+                #expect(capture.messages.isEmpty, "\(shape): \(capture.messages)")
+
+                remove(list)
+                #expect(first.lifetime == .destructed && again.lifetime == .destructed, "\(shape)")
+                #expect(await log.waitFor("ticking ended 1"), "\(shape)")
+                #expect(log.count(of: "cancel 1") == 1, "\(shape)")
+                ticks.continuation.finish()
+            }
         }
-        await started.enter()
-    }
 
-    /// Checks that the child `a` was continued (not torn down or reactivated), its task still runs,
-    /// and the new instance's values are live.
-    private func expectContinued(_ log: Log, live: () -> TreeModel?, old: TreeModel, new: TreeModel) async {
-        #expect(log.count(of: "activate a") == 1)
-        #expect(log.count(of: "cancel a") == 0)
-        #expect(!log.all.contains("task ended a"))
-        #expect(live()?.value == 2)
-        #expect(new.lifetime == .anchored)
-        #expect(old.value == 1)
-    }
+        @Test func sameIDContinuesADirectChild() async {
+            await expectContinuity("direct", assign: { $0.one = $1 }, live: { $0.one }, remove: {
+                $0.one = Ticker(id: 99, log: Log())
+            })
+        }
 
-    @Test func newInstanceWithSameIDContinuesADirectChild() async {
-        let log = Log()
-        let root = TreeModel("root", log: log).withAnchor()
-        let old = TreeModel("a", log: log, value: 1)
-        root.child = old
-        await startLongTask(on: old, log: log)
-        let new = TreeModel("a", log: log, value: 2)
-        root.child = new
-        await expectContinued(log, live: { root.child }, old: old, new: new)
-        root.child = nil
-        #expect(new.lifetime == .destructed)
-        #expect(await log.waitFor("task ended a"))
-        #expect(log.count(of: "cancel a") == 1)
-    }
+        @Test func sameIDContinuesAnOptionalChild() async {
+            await expectContinuity("optional", assign: { $0.maybe = $1 }, live: { $0.maybe }, remove: { $0.maybe = nil })
+        }
 
-    @Test func newInstancesWithSameIDsContinueArrayChildren() async {
-        let log = Log()
-        let root = TreeModel("root", log: log).withAnchor()
-        let old = TreeModel("a", log: log, value: 1)
-        root.children = [old, TreeModel("b", log: log)]
-        await startLongTask(on: old, log: log)
-        let new = TreeModel("a", log: log, value: 2)
-        root.children = [TreeModel("b", log: log, value: 5), new]
-        await expectContinued(log, live: { root.children.last }, old: old, new: new)
-        #expect(root.children.map(\.id) == ["b", "a"])
-        #expect(root.children.first?.value == 5)
-        #expect(log.count(of: "activate b") == 1)
-    }
+        @Test func sameIDContinuesAnArrayChild() async {
+            await expectContinuity(
+                "array",
+                assign: { list, ticker in list.items = [Ticker(id: 7, log: Log()), ticker] },
+                live: { $0.items.first { $0.id == 1 } },
+                remove: { $0.items = [] }
+            )
+        }
 
-    @Test func newInstanceWithSameIDContinuesADictionaryChild() async {
-        let log = Log()
-        let root = TreeModel("root", log: log).withAnchor()
-        let old = TreeModel("a", log: log, value: 1)
-        root.byKey = ["k": old]
-        await startLongTask(on: old, log: log)
-        let new = TreeModel("a", log: log, value: 2)
-        root.byKey["k"] = new
-        await expectContinued(log, live: { root.byKey["k"] }, old: old, new: new)
-    }
+        @Test func sameIDContinuesADictionaryChild() async {
+            await expectContinuity(
+                "dictionary", assign: { $0.byKey["k"] = $1 }, live: { $0.byKey["k"] }, remove: { $0.byKey = [:] }
+            )
+        }
 
-    @Test func newInstanceWithSameIDContinuesAChildInACustomEnum() async {
-        let log = Log()
-        let root = TreeModel("root", log: log).withAnchor()
-        let old = TreeModel("a", log: log, value: 1)
-        root.destination = .detail(old)
-        await startLongTask(on: old, log: log)
-        let new = TreeModel("a", log: log, value: 2)
-        root.destination = .detail(new)
-        await expectContinued(log, live: {
-            if case .detail(let model) = root.destination { model } else { nil }
-        }, old: old, new: new)
-    }
+        @Test func sameIDContinuesAChildInACustomEnum() async {
+            await expectContinuity(
+                "enum",
+                assign: { $0.route = .detail($1) },
+                live: { if case .detail(let ticker) = $0.route { ticker } else { nil } },
+                remove: { $0.route = .home }
+            )
+        }
 
-    @Test func newInstanceWithSameIDContinuesAChildInACustomStruct() async {
-        let log = Log()
-        let root = TreeModel("root", log: log).withAnchor()
-        let old = TreeModel("a", log: log, value: 1)
-        root.pair = Pair(left: TreeModel("left", log: log), right: old)
-        await startLongTask(on: old, log: log)
-        let new = TreeModel("a", log: log, value: 2)
-        root.pair?.right = new
-        await expectContinued(log, live: { root.pair?.right }, old: old, new: new)
-        #expect(log.count(of: "activate left") == 1)
-    }
+        @Test func sameIDContinuesAChildInACustomStruct() async {
+            await expectContinuity(
+                "struct",
+                assign: { $0.box = TickerBox(ticker: $1) },
+                live: { $0.box?.ticker },
+                remove: { $0.box = nil }
+            )
+        }
 
-    @Test func continuedChildReconcilesItsOwnChildren() {
-        let log = Log()
-        let root = TreeModel("root", log: log).withAnchor()
-        root.child = TreeModel("a", log: log, children: [TreeModel("x", log: log), TreeModel("y", log: log)])
-        let y = root.child?.children.last
-        root.child = TreeModel("a", log: log, children: [TreeModel("x", log: log, value: 3), TreeModel("z", log: log)])
-        #expect(log.count(of: "activate x") == 1)
-        #expect(log.count(of: "cancel x") == 0)
-        #expect(root.child?.children.first?.value == 3)
-        #expect(y?.lifetime == .destructed)
-        #expect(log.count(of: "activate z") == 1)
-    }
+        @Test func sameIDContinuesANestedChildRecursively() async {
+            await IssueCapture.run(matching: "Ticker") { capture in
+                let log = Log()
+                let list = TickerList().withAnchor()
+                let ticks = AsyncStream<Void>.makeStream()
+                let inner = Ticker(id: 2, title: "inner", log: log, ticks: ticks.stream)
+                let outer = Ticker(id: 1, title: "outer", log: log, children: [inner, Ticker(id: 3, log: log)])
+                list.maybe = outer
 
-    @Test func continuityCountsTheNewValuesAsChanges() async {
-        let log = Log()
-        let root = TreeModel("root", log: log).withAnchor()
-        root.child = TreeModel("a", log: log, value: 1)
-        let printed = Locked<[String]>([])
-        let printing = root._printChanges { line in printed.withLock { $0.append(line) } }
-        root.child = TreeModel("a", log: log, value: 2)
-        #expect(printed.value.contains("TreeModel.child.value: 1 → 2"))
-        printing.cancel()
-    }
+                let newInner = Ticker(id: 2, title: "inner 2", log: log)
+                list.maybe = Ticker(id: 1, title: "outer 2", log: log, children: [Ticker(id: 4, log: log), newInner])
+                #expect(list.maybe?.children.map(\.id) == [4, 2])
+                #expect(inner.title == "inner 2" && newInner.title == "inner 2" && outer.title == "outer 2")
+                #expect(inner.lifetime == .anchored)
+                #expect(log.count(of: "activate 2") == 1 && log.count(of: "cancel 2") == 0)
+                #expect(log.count(of: "cancel 3") == 1, "a child the new instance does not hold is removed")
+                #expect(log.count(of: "activate 4") == 1)
+                // Handles of the first outer instance reach the live children too.
+                #expect(outer.children.map(\.id) == [4, 2])
 
-    @Test func onChangeRegisteredBeforeContinuityKeepsReporting() async {
-        let log = Log()
-        let root = TreeModel("root", log: log).withAnchor()
-        let old = TreeModel("a", log: log, value: 1)
-        root.child = old
-        old.node.onChange(of: \.value) { before, after in log.add("value \(before) → \(after)") }
-        root.child = TreeModel("a", log: log, value: 2)
-        root.child?.value = 3
-        #expect(await log.waitFor("value 2 → 3"))
-        #expect(log.entries(withPrefix: "value") == ["value 1 → 2", "value 2 → 3"])
-    }
+                ticks.continuation.yield()
+                #expect(await eventually { newInner.ticks == 1 }, "the inner child's task still ticks")
+                #expect(capture.messages.isEmpty, "\(capture.messages)")
+                ticks.continuation.finish()
+            }
+        }
 
-    @Test func changeStreamOfTheContinuedModelKeepsDelivering() async {
-        let log = Log()
-        let root = TreeModel("root", log: log).withAnchor()
-        let old = TreeModel("a", log: log, value: 1)
-        root.child = old
-        let values = Collector(old.change(of: \.value))
-        #expect(await values.waitForCount(1))
-        root.child = TreeModel("a", log: log, value: 2)
-        root.child?.value = 3
-        #expect(await values.waitForCount(3))
-        #expect(values.elements == [1, 2, 3])
-        values.cancel()
-    }
+        @Test func differentIDReplacesTheChild() {
+            let log = Log()
+            let list = TickerList().withAnchor()
+            let a = Ticker(id: 1, log: log)
+            list.maybe = a
+            log.clear()
+            list.maybe = Ticker(id: 2, log: log)
+            #expect(a.lifetime == .destructed)
+            #expect(list.maybe?.lifetime == .anchored)
+            #expect(log.all == ["cancel 1", "activate 2"], "torn down before the new one activates")
+        }
 
-    @Test func copyOfTheReplacedInstanceIsNoLongerAnchored() {
-        let log = Log()
-        let root = TreeModel("root", log: log).withAnchor()
-        let old = TreeModel("a", log: log, value: 1)
-        root.child = old
-        root.child = TreeModel("a", log: log, value: 2)
-        // Its writes are refused, so it must not tell callers that check `lifetime` it is live.
-        #expect(old.lifetime == .destructed)
-        #expect(root.child?.lifetime == .anchored)
-    }
+        @Test func defaultModelIDsNeverMatchAnotherInstance() {
+            let list = TickerList().withAnchor()
+            let first = CounterModel()
+            list.anonymous = first
+            list.anonymous = CounterModel()
+            #expect(first.lifetime == .destructed)
+            #expect(list.anonymous?.lifetime == .anchored)
+        }
 
-    @Test func differentIDReplacesTheChild() {
-        let log = Log()
-        let root = TreeModel("root", log: log).withAnchor()
-        let a = TreeModel("a", log: log)
-        root.child = a
-        root.child = TreeModel("b", log: log)
-        #expect(a.lifetime == .destructed)
-        #expect(root.child?.lifetime == .anchored)
-        #expect(log.count(of: "cancel a") == 1)
-        #expect(log.count(of: "activate b") == 1)
-    }
+        @Test func twoInstancesWithOneIDInOneSlotAreReported() async {
+            await IssueCapture.run(matching: "TickerList.items") { capture in
+                let list = TickerList().withAnchor()
+                list.items = [Ticker(id: 1, log: Log()), Ticker(id: 1, log: Log())]
+                #expect(list.items.count == 2)
+                #expect(list.items[0].lifetime == .anchored)
+                #expect(list.items[1].lifetime == .initial, "the second is not anchored")
+                #expect(capture.messages.count == 1)
+                #expect(capture.messages.first?.contains("two different models with the id 1") == true)
+            }
+        }
 
-    @Test func replacedChildIsTornDownBeforeTheNewOneActivates() {
-        let log = Log()
-        let root = TreeModel("root", log: log).withAnchor()
-        root.child = TreeModel("a", log: log)
-        log.clear()
-        root.child = TreeModel("b", log: log)
-        #expect(log.all == ["cancel a", "activate b"])
+        @Test func continuingAChainOfInstancesKeepsEveryHandleLive() async {
+            await IssueCapture.run(matching: "Ticker") { capture in
+                let list = TickerList().withAnchor()
+                let instances = (0..<5).map { Ticker(id: 1, title: "v\($0)", log: Log()) }
+                for instance in instances { list.maybe = instance }
+                #expect(instances.allSatisfy { $0.title == "v4" && $0.lifetime == .anchored })
+                instances[0].title = "through the oldest"
+                #expect(instances.allSatisfy { $0.title == "through the oldest" })
+                #expect(capture.messages.isEmpty, "\(capture.messages)")
+            }
+        }
+
+        @Test func writesFromManyThreadsThroughEveryHandleAreAllKept() async {
+            await IssueCapture.run(matching: "Ticker") { capture in
+                let list = TickerList().withAnchor()
+                let first = Ticker(id: 1, log: Log())
+                list.maybe = first
+                let again = Ticker(id: 1, log: Log())
+                list.maybe = again
+                await withTaskGroup(of: Void.self) { group in
+                    for handle in [first, again, first, again] {
+                        group.addTask {
+                            for _ in 0..<500 { handle.ticks += 1 }
+                        }
+                    }
+                }
+                #expect(list.maybe?.ticks == 2_000)
+                #expect(capture.messages.isEmpty, "\(capture.messages)")
+            }
+        }
+
+        @Test func reassigningWhileOtherThreadsWriteReportsNothing() async {
+            await IssueCapture.run(matching: "Ticker") { capture in
+                let list = TickerList().withAnchor()
+                let first = Ticker(id: 1, log: Log())
+                list.items = [first]
+                await withTaskGroup(of: Void.self) { group in
+                    group.addTask {
+                        for round in 0..<300 { list.items = [Ticker(id: 1, title: "\(round)", log: Log())] }
+                    }
+                    group.addTask {
+                        for _ in 0..<300 { first.ticks += 1 }
+                    }
+                    group.addTask {
+                        for round in 0..<300 { list.items.first?.title = "write \(round)" }
+                    }
+                }
+                #expect(first.lifetime == .anchored)
+                #expect(list.items.count == 1 && list.items[0].title == first.title)
+                #expect(capture.messages.isEmpty, "\(capture.messages)")
+            }
+        }
+
+        @Test func frozenCopyOfAnEarlierInstanceShowsTheLiveValues() {
+            let list = TickerList().withAnchor()
+            let first = Ticker(id: 1, title: "draft", log: Log())
+            list.maybe = first
+            list.maybe = Ticker(id: 1, title: "final", log: Log())
+            #expect(first.frozenCopy.title == "final")
+        }
     }
 }

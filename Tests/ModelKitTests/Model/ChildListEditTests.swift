@@ -89,7 +89,7 @@ private struct Board: Model {
         board.items[1] = TreeModel("b", log: log, value: 7)
 
         #expect(log.all == ["activate a", "activate b"])
-        #expect(old.lifetime == .destructed)
+        #expect(old.lifetime == .anchored && old.value == 7)
         #expect(board.items[1].lifetime == .anchored && board.items[1].value == 7)
     }
 

@@ -45,7 +45,7 @@ struct RandomWalk {
     private var reference = WalkReference()
     /// The current instance of every node ever created (the anchored copy for the root).
     private var instances: [Int: WalkNode] = [:]
-    /// Instances continued by a newer instance with their id.
+    /// Earlier instances, continued by a newer instance with their id.
     private var replaced: [WalkNode] = []
     private var nextID = 1
     private var expectedReports = 0
@@ -109,10 +109,17 @@ struct RandomWalk {
         case .clear: return clear()
         case .reinsertDestructed: return reinsertDestructed()
         case .writeThroughReplaced:
+            // An instance continued by a newer one still reaches the live node; once the node is
+            // torn down, a write to it is reported like any write to a destructed model.
             let stale = replaced.randomElement(using: &random)!
-            stale.value = -1
-            expectedReports += 1
-            return "write through a replaced instance of \(stale.id)"
+            let value = random.below(1_000)
+            stale.value = value
+            if reference.live.contains(stale.id) {
+                reference.setValue(value, of: stale.id)
+            } else {
+                expectedReports += 1
+            }
+            return "write \(value) through an earlier instance of \(stale.id)"
         case .write:
             let id = reference.live.sorted().randomElement(using: &random)!
             let value = random.below(1_000)
@@ -188,7 +195,19 @@ struct RandomWalk {
 
     private mutating func replace(_ id: Int) -> String {
         let slot = reference.places[id]!.randomElement(using: &random)!
-        let kids = (0..<random.below(2)).map { _ in newNode() }
+        var kids: [WalkNode] = []
+        var continued: [Int: Int] = [:]
+        // Sometimes the new instance also carries a new instance of one of the node's children, with
+        // that child's id: the continuation reaches into the child's slot too.
+        if let kid = reference.ids(in: .init(parent: id, kind: .children)).first, random.chance(50) {
+            let kidValue = random.below(1_000)
+            let newKid = WalkNode(kid, ledger: ledger, token: tracker?.token(), value: kidValue)
+            kids.append(newKid)
+            continued[kid] = kidValue
+            replaced.append(instances[kid]!)
+            instances[kid] = newKid
+        }
+        kids += (0..<random.below(2)).map { _ in newNode() }
         let value = random.below(1_000)
         let old = instances[id]!
         let new = WalkNode(id, ledger: ledger, token: tracker?.token(), value: value, children: kids)
@@ -201,8 +220,8 @@ struct RandomWalk {
         }
         instances[id] = new
         replaced.append(old)
-        reference.continueNode(id, value: value, children: kids.map(\.id))
-        return "replace \(id) at \(slot) by a new instance with \(kids.map(\.id))"
+        reference.continueNode(id, value: value, children: kids.map(\.id), continued: continued)
+        return "replace \(id) at \(slot) by a new instance with \(kids.map(\.id)), continuing \(continued.keys.sorted())"
     }
 
     private mutating func clear() -> String {
@@ -303,8 +322,14 @@ struct RandomWalk {
         if totals != expected {
             return "\(totals.activations) activations and \(totals.teardowns) teardowns, expected \(expected)"
         }
-        if let stale = replaced.last, stale.lifetime != .destructed {
-            return "replaced instance of \(stale.id) is \(stale.lifetime), expected destructed"
+        for stale in replaced.suffix(3) {
+            let expected: ModelLifetime = reference.live.contains(stale.id) ? .anchored : .destructed
+            if stale.lifetime != expected {
+                return "an earlier instance of \(stale.id) is \(stale.lifetime), expected \(expected)"
+            }
+            if expected == .anchored, stale.value != reference.values[stale.id] {
+                return "an earlier instance of \(stale.id) reads \(stale.value), expected \(reference.values[stale.id] ?? -1)"
+            }
         }
         return nil
     }

@@ -141,12 +141,29 @@ struct WalkReference {
         values[id] = value
     }
 
-    /// A new instance with the id of live node `id` continues it: its value and children become
-    /// the node's.
-    mutating func continueNode(_ id: Int, value: Int, children: [Int]) {
+    /// A new instance with the id of live node `id` continues it: its value becomes the node's, its
+    /// `child` slot empties, and its `children` slot holds `children` in order. Each of those is a new
+    /// node, or (a key of `continued`, with its new value) a new instance with the id of a live child
+    /// of `id`, which continues that child in turn, with no children of its own.
+    mutating func continueNode(_ id: Int, value: Int, children: [Int], continued: [Int: Int] = [:]) {
         values[id] = value
-        dropChildren(of: id)
-        for child in children { add(child, to: Slot(parent: id, kind: .children), value: 0) }
+        let childSlot = Slot(parent: id, kind: .child)
+        for old in ids(in: childSlot) { remove(old, from: childSlot) }
+        let slot = Slot(parent: id, kind: .children)
+        let previous = ids(in: slot)
+        content[slot] = nil
+        for old in previous where continued[old] == nil {
+            places[old]?.removeAll { $0 == slot }
+            if places[old]?.isEmpty == true { destruct(old) }
+        }
+        for child in children {
+            if let childValue = continued[child] {
+                content[slot, default: []].append(child)
+                continueNode(child, value: childValue, children: [])
+            } else {
+                add(child, to: slot, value: 0)
+            }
+        }
     }
 
     /// Tears everything down, as releasing the anchor does.
