@@ -374,29 +374,80 @@ extension ModelNode {
     /// }
     /// ```
     ///
+    /// - Parameters:
+    ///   - initial: Also run `perform` once now, with the current value as both old and new.
     /// - Returns: A ``Cancellable`` that stops it.
     @inlinable @discardableResult
     public func onChange<Value: Sendable>(
         of keyPath: KeyPath<M, Value> & Sendable,
+        initial: Bool = false,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
         perform: @escaping @Sendable (_ old: Value, _ new: Value) -> Void
     ) -> Cancellable {
-        startOnChange(of: keyPath, isDuplicate: nil, fileID: fileID, filePath: filePath, line: line, column: column, perform: perform)
+        startOnChange(
+            of: keyPath, initial: initial, isDuplicate: nil,
+            fileID: fileID, filePath: filePath, line: line, column: column, perform: perform
+        )
     }
 
     /// Runs `perform` on each distinct change of an `Equatable` value.
     @inlinable @discardableResult
     public func onChange<Value: Sendable & Equatable>(
         of keyPath: KeyPath<M, Value> & Sendable,
+        initial: Bool = false,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
         perform: @escaping @Sendable (_ old: Value, _ new: Value) -> Void
     ) -> Cancellable {
-        startOnChange(of: keyPath, isDuplicate: { $0 == $1 }, fileID: fileID, filePath: filePath, line: line, column: column, perform: perform)
+        startOnChange(
+            of: keyPath, initial: initial, isDuplicate: { $0 == $1 },
+            fileID: fileID, filePath: filePath, line: line, column: column, perform: perform
+        )
+    }
+
+    /// Runs `perform` on each distinct change of the value of an expression over model state, such
+    /// as a value derived from several properties.
+    ///
+    /// The expression is re-evaluated when something it read changes; `perform` runs (in order,
+    /// after the commit, like any `onChange`) only when its value differs from the last one.
+    ///
+    /// ```swift
+    /// func onActivate() {
+    ///     node.onChange(of: title.isEmpty, initial: true) { _, isEmpty in
+    ///         canSave = !isEmpty
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - expression: Reads model state. It runs while the hierarchy is locked for the commit it
+    ///     observes, so it should only read models of this hierarchy.
+    ///   - initial: Also run `perform` once now, with the current value as both old and new.
+    /// - Returns: A ``Cancellable`` that stops it.
+    @inlinable @discardableResult
+    public func onChange<Value: Sendable & Equatable>(
+        of expression: @autoclosure @escaping @Sendable () -> Value,
+        initial: Bool = false,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
+        perform: @escaping @Sendable (_ old: Value, _ new: Value) -> Void
+    ) -> Cancellable {
+        guard let context = context(for: "onChange(of:)", fileID: fileID, filePath: filePath, line: line, column: column)
+        else { return Cancellable() }
+        let value = ObservedValue<Value>(isDuplicate: { $0 == $1 })
+        let observer = ExpressionObserver(
+            hierarchy: context.hierarchy,
+            evaluate: { value.update(expression()) },
+            deliver: ObservedChange<Value>.onChangeDelivery(initial: initial, perform),
+            onFinish: {}
+        )
+        return context.startOnChange(
+            observer, initial: initial, fileID: fileID, filePath: filePath, line: line, column: column
+        )
     }
 
     @inlinable
     func startOnChange<Value: Sendable>(
         of keyPath: KeyPath<M, Value> & Sendable,
+        initial: Bool,
         isDuplicate: (@Sendable (Value, Value) -> Bool)?,
         fileID: StaticString, filePath: StaticString, line: UInt, column: UInt,
         perform: @escaping @Sendable (Value, Value) -> Void
@@ -408,13 +459,30 @@ extension ModelNode {
         let observer = ExpressionObserver(
             hierarchy: context.hierarchy,
             evaluate: { value.update(context.read(keyPath, of: model)) },
-            deliver: { object in
-                let change = ObservedChange<Value>.from(object)
-                if let old = change.old { perform(old, change.new) }
-            },
+            deliver: ObservedChange<Value>.onChangeDelivery(initial: initial, perform),
             onFinish: {}
         )
-        return context.startOnChange(observer, fileID: fileID, filePath: filePath, line: line, column: column)
+        return context.startOnChange(
+            observer, initial: initial, fileID: fileID, filePath: filePath, line: line, column: column
+        )
+    }
+}
+
+extension ObservedChange {
+    /// How an `onChange` observer delivers: `perform(old, new)` for each change, and for the first
+    /// value (delivered only with `initial`) `perform(value, value)`.
+    @inlinable
+    static func onChangeDelivery(
+        initial: Bool, _ perform: @escaping @Sendable (Value, Value) -> Void
+    ) -> (AnyObject) -> Void {
+        { object in
+            let change = ObservedChange<Value>.from(object)
+            if let old = change.old {
+                perform(old, change.new)
+            } else if initial {
+                perform(change.new, change.new)
+            }
+        }
     }
 }
 
@@ -428,9 +496,10 @@ extension Context {
     /// Starts an `onChange` observer as work of this model.
     @usableFromInline
     final func startOnChange(
-        _ observer: ExpressionObserver, fileID: StaticString, filePath: StaticString, line: UInt, column: UInt
+        _ observer: ExpressionObserver, initial: Bool,
+        fileID: StaticString, filePath: StaticString, line: UInt, column: UInt
     ) -> Cancellable {
-        guard startObserver(observer, deliverInitial: false),
+        guard startObserver(observer, deliverInitial: initial),
               let workID = registerWork(
                 isTask: false,
                 onCancel: { observer.cancel() },

@@ -22,6 +22,7 @@ enum AccessRecording {
     /// observer's evaluation, which Observation must not see (see ``AccessRecorder/isObserverEvaluation``).
     static func record(_ context: Context, _ index: Int) -> Bool {
         guard let recorder = current.value else { return false }
+        if recorder.discardsReads { return true }
         recorder.reads.append(Read(context: context, index: index))
         return recorder.isObserverEvaluation
     }
@@ -56,9 +57,12 @@ final class AccessRecorder {
     /// write made inside `withObservationTracking` does not make that scope depend on what the
     /// observers read (and a model only observers read never needs a registrar).
     let isObserverEvaluation: Bool
+    /// The recording of ``withUntrackedModelReads(_:)``: its reads register nowhere.
+    let discardsReads: Bool
 
-    init(isObserverEvaluation: Bool = false) {
+    init(isObserverEvaluation: Bool = false, discardsReads: Bool = false) {
         self.isObserverEvaluation = isObserverEvaluation
+        self.discardsReads = discardsReads
     }
 }
 
@@ -102,4 +106,24 @@ package enum ModelAccessRecorder {
     package static var currentReadCount: Int {
         AccessRecording.currentReadCount
     }
+}
+
+/// Runs `body` with reads of model state that register nothing: no Observation tracking, no
+/// `observe` or `onChange` dependency, nothing a Tester's assertion counts as asserted.
+///
+/// Use it for work that looks at many models without depending on them, such as a scan or a
+/// debug dump inside a view's body or an `observe` expression:
+///
+/// ```swift
+/// let total = withUntrackedModelReads {
+///     list.items.reduce(0) { $0 + $1.count }
+/// }
+/// ```
+///
+/// Reads are still thread-safe (each takes the hierarchy's lock as usual), and writes inside
+/// `body` are recorded and notified as usual.
+///
+/// - Returns: What `body` returns.
+public func withUntrackedModelReads<R>(_ body: () throws -> R) rethrows -> R {
+    try AccessRecording.recording(into: AccessRecorder(discardsReads: true), body)
 }
