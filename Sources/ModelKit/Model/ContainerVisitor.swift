@@ -47,14 +47,16 @@ public struct ContainerVisitor {
     mutating func visitInOrder<C: RandomAccessCollection>(_ elements: C) where C.Element: ModelContainer {
         var position = elements.startIndex
         if let expected = sink.expectedNext() {
+            let limit = Swift.min(elements.count, expected.count)
+            var met = 0
             var base = expected.startIndex
-            while position != elements.endIndex, base != expected.endIndex,
-                  let identity = elements[position]._modelIdentity(),
+            while met < limit, let identity = elements[position]._modelIdentity(),
                   NodeBox.isBound(identity, to: expected[base]) {
                 elements.formIndex(after: &position)
+                met += 1
                 base += 1
             }
-            if base > expected.startIndex { sink.metExpected(base - expected.startIndex) }
+            if met > 0 { sink.metExpected(met) }
         }
         while position != elements.endIndex {
             if let identity = elements[position]._modelIdentity(), visitKnown(identity) {
