@@ -67,7 +67,7 @@ private func namingIssue(_ naming: PropertyNaming, type: String, call: Int) -> M
         return nil
     case .notFound:
         return ModelIssue(
-            "\(type).register(_:) registers a property without a name (track call #\(call)), and its key path leads to no `@Tracked` property that \(type) declares; it is named \"#\(call - 1)\".",
+            "\(type).register(_:) registers a property without a name (track call #\(call)), and its key path leads to no `@Tracked` property that \(type) declares; it is named \"#\(call)\".",
             fixes: [
                 "Register the `@Tracked` property itself: `r.track(\\.$name)`.",
                 "Or pass the name: `r.track(\"name\", keyPath)`.",

@@ -41,7 +41,7 @@ public struct ModelRegistrar<M: Model> {
         visitChildren: ((AnyCell, inout ContainerVisitor) -> Void)?
     ) {
         properties.append(PropertyDescriptor(
-            name: name ?? "#\(properties.count)", naming: name == nil ? .notFound : .given,
+            name: name ?? "#\(properties.count + 1)", naming: name == nil ? .notFound : .given,
             keyPath: keyPath, options: options, visitChildren: visitChildren
         ))
     }

@@ -244,3 +244,18 @@ private extension Entry {
         set { if let newValue { self = .row(newValue) } }
     }
 }
+
+extension CollectionSlotTests {
+    /// Documented in Models.md: as in custom containers, a frozen copy holds the live models.
+    @Test func aFrozenCopyHoldsTheCollectionsLiveModels() {
+        let log = Log()
+        let list = ListModel(log: log).withAnchor()
+        let row = Row(id: 1, title: "a", log: log)
+        list.rows = [row]
+        let frozen = list.frozenCopy
+        #expect(frozen.lifetime == .frozen)
+        #expect(frozen.rows[0].lifetime == .anchored)
+        row.title = "b"
+        #expect(frozen.rows[0].title == "b")
+    }
+}

@@ -1,12 +1,15 @@
 import ModelKit
 import Testing
 
-// A model as a library declares it: every requirement that has to be `public` is. The declarations
-// compiling at all is the check (remove one `public` and the build fails naming the requirement);
-// the test below uses the model as an app would.
+// A model as a library declares it, as in Documentation/Models.md ("A model in a library"): every
+// requirement that has to be `public` is. The declarations compiling at all is the check (remove
+// one `public` and the build fails naming the requirement); the test uses the models as an app would.
 
-/// A todo item, public for the apps that use the library.
 public struct PublicTodo: Model {
+    public enum Event: Sendable, Equatable {
+        case toggled
+    }
+
     public var node = ModelNode<Self>()
     public let id: Int
     @Tracked public var title: String
@@ -17,7 +20,10 @@ public struct PublicTodo: Model {
         _title = Tracked(wrappedValue: title)
     }
 
-    public func toggleTapped() { isDone.toggle() }
+    public func toggleTapped() {
+        isDone.toggle()
+        node.send(.toggled)
+    }
 
     public static func register(_ r: inout ModelRegistrar<Self>) {
         r.track(\.$title)
@@ -25,7 +31,6 @@ public struct PublicTodo: Model {
     }
 }
 
-/// A list of todos with its own events.
 public struct PublicTodoList: Model {
     public enum Event: Sendable, Equatable {
         case allDone
@@ -33,12 +38,14 @@ public struct PublicTodoList: Model {
 
     public var node = ModelNode<Self>()
     @Tracked public var todos: [PublicTodo] = []
-    @Tracked public internal(set) var filter = ""
+    @Tracked public private(set) var filter = ""
 
     public init() {}
 
     public func onActivate() {
-        node.send(.allDone, to: .self)
+        node.forEach(node.event(fromType: PublicTodo.self)) { event, _ in
+            if event == .toggled, todos.allSatisfy(\.isDone) { node.send(.allDone) }
+        }
     }
 
     public static func register(_ r: inout ModelRegistrar<Self>) {
@@ -48,12 +55,15 @@ public struct PublicTodoList: Model {
 }
 
 @Suite struct PublicModelTests {
-    @Test func aPublicModelWorksAsAnyOther() {
+    @Test func aPublicModelWorksAsAnyOther() async {
         let list = PublicTodoList().withAnchor()
+        let allDone = list.node.event(of: PublicTodoList.Event.allDone)
         let todo = PublicTodo(id: 1, title: "Write docs")
         list.todos.append(todo)
         todo.toggleTapped()
         #expect(todo.lifetime == .anchored)
         #expect(list.todos[0].isDone)
+        var events = allDone.makeAsyncIterator()
+        #expect(await events.next() != nil)
     }
 }

@@ -210,7 +210,7 @@ extension ReportedIssueTests {
                 #expect(capture.messages == [
                     """
                     NestedStorageModel.register(_:) registers a property without a name (track call #1), and its key \
-                    path leads to no `@Tracked` property that NestedStorageModel declares; it is named "#0".
+                    path leads to no `@Tracked` property that NestedStorageModel declares; it is named "#1".
 
                     To fix, either:
                       • Register the `@Tracked` property itself: `r.track(\\.$name)`.
@@ -222,7 +222,7 @@ extension ReportedIssueTests {
                 let printing = model._printChanges(to: lines.print)
                 model.settings.volume = 6
                 printing.cancel()
-                #expect(lines.all == ["NestedStorageModel.#0: 5 → 6"])
+                #expect(lines.all == ["NestedStorageModel.#1: 5 → 6"])
             }
         }
 
