@@ -14,23 +14,24 @@ extension Hierarchy {
 /// `@Tracked` properties (by reflection).
 func registrationIssues<M: Model>(of model: M, schema: Schema<M>) -> [ModelIssue] {
     let type = typeName(M.self)
+    let declaredProperties = DeclaredProperties(of: model)
     var declared: [ObjectIdentifier: String] = [:]
-    var declaredOrder: [String] = []
-    for child in Mirror(reflecting: model).children {
-        guard let label = child.label, let tracked = child.value as? any AnyTracked else { continue }
-        let name = label.hasPrefix("_") ? String(label.dropFirst()) : label
-        declared[ObjectIdentifier(tracked.anyCell)] = name
-        declaredOrder.append(name)
+    for entry in declaredProperties.entries where declared[entry.cell] == nil {
+        declared[entry.cell] = entry.name
     }
     var issues: [ModelIssue] = []
     var registeredCells: [ObjectIdentifier: String] = [:]
     var registeredNames: Set<String> = []
-    for property in schema.properties {
+    for (position, property) in schema.properties.enumerated() {
+        if let issue = namingIssue(property.naming, type: type, call: position + 1) {
+            issues.append(issue)
+        }
         let cell = ObjectIdentifier(property.cellOf(model))
         if let first = registeredCells[cell] {
             let name = declared[cell] ?? property.name
+            let names = first == property.name ? "" : " (as \"\(first)\" and \"\(property.name)\")"
             issues.append(ModelIssue(
-                "\(type).register(_:) registers the property `\(name)` twice (as \"\(first)\" and \"\(property.name)\").",
+                "\(type).register(_:) registers the property `\(name)` twice\(names).",
                 fixes: ["Remove the second `r.track(…)` call for `\(name)` from \(type).register(_:)."]
             ))
             continue
@@ -42,20 +43,42 @@ func registrationIssues<M: Model>(of model: M, schema: Schema<M>) -> [ModelIssue
                 fixes: ["Register each property under its own declared name."]
             ))
         }
-        if let name = declared[cell], name != property.name {
+        if property.naming == .given, let name = declared[cell], name != property.name {
             issues.append(ModelIssue(
                 "\(type).register(_:) registers the property `\(name)` under the name \"\(property.name)\".",
                 fixes: ["Write `r.track(\"\(name)\", \\.$\(name))` in \(type).register(_:)."]
             ))
         }
     }
-    for name in declaredOrder {
-        guard let cell = declared.first(where: { $0.value == name })?.key, registeredCells[cell] == nil else { continue }
+    for entry in declaredProperties.entries where registeredCells[entry.cell] == nil {
+        guard declared[entry.cell] == entry.name else { continue }
         issues.append(ModelIssue(
-            "\(type) declares `@Tracked var \(name)` but \(type).register(_:) does not register it; its changes are not tracked.",
-            fixes: ["Add `r.track(\"\(name)\", \\.$\(name))` to \(type).register(_:)."]
+            "\(type) declares `@Tracked var \(entry.name)` but \(type).register(_:) does not register it; its changes are not tracked.",
+            fixes: ["Add `r.track(\"\(entry.name)\", \\.$\(entry.name))` to \(type).register(_:)."]
         ))
     }
     return issues
+}
+
+/// The report for a property registered without a name that could not be found.
+private func namingIssue(_ naming: PropertyNaming, type: String, call: Int) -> ModelIssue? {
+    switch naming {
+    case .given, .inferred:
+        return nil
+    case .notFound:
+        return ModelIssue(
+            "\(type).register(_:) registers a property without a name (track call #\(call)), and its key path leads to no `@Tracked` property that \(type) declares; it is named \"#\(call)\".",
+            fixes: [
+                "Register the `@Tracked` property itself: `r.track(\\.$name)`.",
+                "Or pass the name: `r.track(\"name\", keyPath)`.",
+            ]
+        )
+    case .ambiguous(let names):
+        let list = names.map { "`\($0)`" }.joined(separator: " and ")
+        return ModelIssue(
+            "\(type).register(_:) registers a property without a name (track call #\(call)) whose storage is shared by \(list); its name cannot be inferred.",
+            fixes: ["Pass the name: `r.track(\"\(names[0])\", \\.$\(names[0]))`, or give each property its own storage."]
+        )
+    }
 }
 #endif

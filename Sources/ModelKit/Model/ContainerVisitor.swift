@@ -40,29 +40,59 @@ public struct ContainerVisitor {
         sink.visitKnown(Unmanaged<NodeBox>.fromOpaque(identity))
     }
 
-    /// Visits the elements of an array in order. The leading run of models that the sink expects in
-    /// that order (the children still in place, in the usual writes) is settled by identity checks
+    /// Visits the elements of a collection in order. The leading run of models that the sink expects
+    /// in that order (the children still in place, in the usual writes) is settled by identity checks
     /// in one loop, without a call per model.
     @inlinable
-    mutating func visitInOrder<C: ModelContainer>(_ elements: [C]) {
-        var index = 0
+    mutating func visitInOrder<C: RandomAccessCollection>(_ elements: C) where C.Element: ModelContainer {
+        var position = elements.startIndex
         if let expected = sink.expectedNext() {
             let limit = Swift.min(elements.count, expected.count)
+            var met = 0
             var base = expected.startIndex
-            while index < limit, let identity = elements[index]._modelIdentity(),
+            while met < limit, let identity = elements[position]._modelIdentity(),
                   NodeBox.isBound(identity, to: expected[base]) {
-                index += 1
+                elements.formIndex(after: &position)
+                met += 1
                 base += 1
             }
-            if index > 0 { sink.metExpected(index) }
+            if met > 0 { sink.metExpected(met) }
         }
-        while index < elements.count {
-            if let identity = elements[index]._modelIdentity(), visitKnown(identity) {
-                index += 1
+        while position != elements.endIndex {
+            if let identity = elements[position]._modelIdentity(), visitKnown(identity) {
+                elements.formIndex(after: &position)
                 continue
             }
-            visit(elements[index])
-            index += 1
+            visit(elements[position])
+            elements.formIndex(after: &position)
+        }
+    }
+
+    /// Visits the models (or containers) of a collection, in order; in printed paths each one is
+    /// named by its position (`[2]`).
+    ///
+    /// A tracked collection of models needs no conformance; this is for a custom container that
+    /// holds one:
+    ///
+    /// ```swift
+    /// struct Board: ModelContainer, Sendable {
+    ///     var pinned: CardModel?
+    ///     var cards: IdentifiedArrayOf<CardModel>
+    ///
+    ///     func visit(_ visitor: inout ContainerVisitor) {
+    ///         visitor.visit(pinned)
+    ///         visitor.visit(elementsOf: cards)
+    ///     }
+    /// }
+    /// ```
+    @inlinable
+    public mutating func visit<C: RandomAccessCollection>(elementsOf elements: C) where C.Element: ModelContainer {
+        guard tracksPath else {
+            visitInOrder(elements)
+            return
+        }
+        for (offset, element) in elements.enumerated() {
+            withComponent("[\(offset)]") { $0.visit(element) }
         }
     }
 

@@ -42,13 +42,7 @@ extension Optional: ModelContainer where Wrapped: ModelContainer {
 extension Array: ModelContainer where Element: ModelContainer {
     @inlinable
     public func visit(_ visitor: inout ContainerVisitor) {
-        guard visitor.tracksPath else {
-            visitor.visitInOrder(self)
-            return
-        }
-        for (index, element) in enumerated() {
-            visitor.withComponent("[\(index)]") { $0.visit(element) }
-        }
+        visitor.visit(elementsOf: self)
     }
 }
 

@@ -2,7 +2,9 @@ import Observation
 import Synchronization
 
 /// What ModelKit knows about a model type: its registered properties, built once per type from the
-/// first instance it meets.
+/// first instance it meets. That instance is also where the names omitted in `register(_:)` are
+/// found: every path that needs a schema (anchoring, a frozen copy, a printed value) holds a model
+/// value, so a model needs no `init()` for its names to be known.
 ///
 /// It is also the subject ModelKit reports to Swift's Observation framework: each context owns an
 /// `ObservationRegistrar`, and a tracked property is identified by the key path
@@ -13,6 +15,8 @@ class AnySchema: Observable, @unchecked Sendable {
     let modelType: Any.Type
     let typeName: String
     let names: [String]
+    /// Each property's registration options (`.private`, `.transient`).
+    let options: [TrackOptions]
     let childSlotIndices: [Int]
     private let childSlotMask: UInt64
     private let childSlotFlags: [Bool]
@@ -28,12 +32,13 @@ class AnySchema: Observable, @unchecked Sendable {
     private let observationKeyPaths: [KeyPath<AnySchema, Int>]
 
     init(
-        modelType: Any.Type, names: [String], childSlots: [Bool], retiresValues: Bool,
+        modelType: Any.Type, names: [String], options: [TrackOptions], childSlots: [Bool], retiresValues: Bool,
         usesInstanceIdentity: Bool, cellOffsets: [Int]?
     ) {
         self.modelType = modelType
         self.typeName = ModelKit.typeName(modelType)
         self.names = names
+        self.options = options
         self.childSlotFlags = childSlots
         self.childSlotIndices = childSlots.indices.filter { childSlots[$0] }
         var mask: UInt64 = 0
@@ -54,6 +59,18 @@ class AnySchema: Observable, @unchecked Sendable {
 
     final func name(_ index: Int) -> String {
         names.indices.contains(index) ? names[index] : "#\(index)"
+    }
+
+    /// Whether property `index` is registered `.private`: a Tester does not require its changes to
+    /// be asserted (they are still observed and printed).
+    final func isPrivate(_ index: Int) -> Bool {
+        options.indices.contains(index) && options[index].contains(.private)
+    }
+
+    /// Whether property `index` is registered `.transient`: not part of the document, so left out of
+    /// `modifications` and undo.
+    final func isTransient(_ index: Int) -> Bool {
+        options.indices.contains(index) && options[index].contains(.transient)
     }
 
     /// Identifies property `index` to Observation; never called for its value.
@@ -100,11 +117,13 @@ final class Schema<M: Model>: AnySchema, @unchecked Sendable {
     private init(instance: M) {
         var registrar = ModelRegistrar<M>()
         M.register(&registrar)
+        registrar.inferNames(from: instance)
         let properties = registrar.properties
         self.properties = properties
         super.init(
             modelType: M.self,
             names: properties.map(\.name),
+            options: properties.map(\.options),
             childSlots: properties.map { $0.visitChildren != nil },
             retiresValues: properties.contains { !$0.holdsPlainData },
             usesInstanceIdentity: M.ID.self == ModelID.self,
