@@ -48,9 +48,6 @@ class AnyCell: @unchecked Sendable {
     /// The current value, boxed.
     var anyValue: Any { fatalError("abstract") }
 
-    /// The type of the stored value.
-    var valueType: Any.Type { fatalError("abstract") }
-
     /// Puts back the value the cell was created with, unless the value is plain data. Called when
     /// the model is destructed or replaced, so that nothing the value captured outlives the model.
     func retire() {}
@@ -288,8 +285,6 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
     // MARK: AnyCell
 
     override final var anyValue: Any { value }
-
-    override final var valueType: Any.Type { Value.self }
 
     override final func retire() {
         if !isPlainData(Value.self) { value = genesis }

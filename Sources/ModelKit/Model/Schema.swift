@@ -10,7 +10,6 @@ import Synchronization
 /// property, so `withObservationTracking` sees exactly the properties read, per model.
 class AnySchema: Observable, @unchecked Sendable {
     // Safety: immutable after init, except `registrationChecked` (atomic).
-    let modelType: Any.Type
     let typeName: String
     let names: [String]
     let childSlotIndices: [Int]
@@ -31,7 +30,6 @@ class AnySchema: Observable, @unchecked Sendable {
         modelType: Any.Type, names: [String], childSlots: [Bool], retiresValues: Bool,
         usesInstanceIdentity: Bool, cellOffsets: [Int]?
     ) {
-        self.modelType = modelType
         self.typeName = ModelKit.typeName(modelType)
         self.names = names
         self.childSlotFlags = childSlots
