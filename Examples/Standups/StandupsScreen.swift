@@ -9,6 +9,9 @@ struct StandupsScreen: TerminalScreen {
     let app: AppFeature
     /// The recognizer `say TEXT` speaks to.
     let speech: TypedSpeech
+    /// Prints the changes of `--print-changes`; scripted commands wait through it (see
+    /// ``ChangePrintout``).
+    var printout: ChangePrintout? = nil
 
     static let help = """
         Commands (N is a number shown in brackets, from 0):
