@@ -1,5 +1,6 @@
 import ExampleSupport
 import ModelKit
+import Synchronization
 
 /// CounterFact in the terminal: draws ``AppModel`` and turns typed commands into its methods.
 ///
@@ -7,6 +8,9 @@ import ModelKit
 @MainActor
 struct AppScreen: TerminalScreen {
     let app: AppModel
+    /// Prints the changes of `--print-changes`; scripted commands wait through it (see
+    /// ``ChangePrintout``).
+    var printout: ChangePrintout? = nil
 
     static let help = """
         Commands (N is a row number, from 0):
@@ -83,22 +87,40 @@ struct AppScreen: TerminalScreen {
 
     /// Taps the counter's fact button; when settling, waits until a new fact prompt or a new alert.
     private func fetchFact(for counter: CounterModel, settle: Bool) async -> CommandResult {
+        guard settle else {
+            counter.factButtonTapped()
+            return .done
+        }
         let app = self.app
         let before = (prompt: app.factPrompt?.id, alert: counter.alert?.id)
-        counter.factButtonTapped()
-        guard settle else { return .done }
-        let arrived = await app.waitUntil {
+        let arrived = await app.perform({ counter.factButtonTapped() }, thenWaitUntil: {
             app.factPrompt?.id != before.prompt || counter.alert?.id != before.alert
-        }
+        }, printout: printout)
         return arrived ? .done : .message("No fact arrived in time; going on.")
     }
 
     /// Asks for another fact; when settling, waits until loading has started and ended.
     private func fetchAnotherFact(in prompt: FactPromptModel, settle: Bool) async -> CommandResult {
-        let loading = prompt.change(of: \.isLoading, initial: false)
-        prompt.getAnotherFactButtonTapped()
-        guard settle else { return .done }
-        let finished = await withTimeout(settleTimeout) { await loading.contains(false) }
+        guard settle else {
+            prompt.getAnotherFactButtonTapped()
+            return .done
+        }
+        let started = LoadingStarted()
+        let finished = await prompt.perform({ prompt.getAnotherFactButtonTapped() }, thenWaitUntil: {
+            if prompt.isLoading { started.note() }
+            return !prompt.isLoading && started.happened
+        }, printout: printout)
         return finished ? .done : .message("No fact arrived in time; going on.")
+    }
+}
+
+/// Whether a fact prompt was seen loading: "another" is done once loading has started and ended.
+private final class LoadingStarted: Sendable {
+    private let seen = Atomic(false)
+
+    var happened: Bool { seen.load(ordering: .acquiring) }
+
+    func note() {
+        seen.store(true, ordering: .releasing)
     }
 }

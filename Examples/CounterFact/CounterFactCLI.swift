@@ -58,13 +58,14 @@ enum CounterFactCLI {
         }
 
         var app = AppModel()
-        if options.common.printChanges { app = app._withPrintChanges() }
+        let printout = options.common.printChanges ? ChangePrintout() : nil
+        if let printout { app = app._withPrintChanges { printout.print($0) } }
         // `anchor` keeps the hierarchy alive; the screen uses `app`, the same model, which does not,
         // so the callbacks it hands to rows do not keep the hierarchy alive on their own.
         let anchor = app.withAnchor {
             if options.live { $0.factClient = .numbersAPI(baseURL: options.apiURL) }
         }
-        await TerminalSession(screen: AppScreen(app: app)).run(script: options.common.script)
+        await TerminalSession(screen: AppScreen(app: app, printout: printout)).run(script: options.common.script)
         withExtendedLifetime(anchor) {}
         return 0
     }

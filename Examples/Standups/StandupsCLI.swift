@@ -62,13 +62,14 @@ enum StandupsCLI {
 
         let speech = TypedSpeech(status: options.speech)
         var app = AppFeature()
-        if options.common.printChanges { app = app._withPrintChanges() }
+        let printout = options.common.printChanges ? ChangePrintout() : nil
+        if let printout { app = app._withPrintChanges { printout.print($0) } }
         // `anchor` keeps the hierarchy alive; the screen uses `app`, the same model, which does not.
         let anchor = app.withAnchor {
             $0.speechClient = speech.client
             if let file = options.dataFile { $0.standupsFile = file }
         }
-        await TerminalSession(screen: StandupsScreen(app: app, speech: speech)).run(script: options.common.script)
+        await TerminalSession(screen: StandupsScreen(app: app, speech: speech, printout: printout)).run(script: options.common.script)
         let status: Int32
         do {
             try await app.saveChanges()

@@ -68,8 +68,8 @@ extension StandupsScreen {
         case "delete": detail.deleteButtonTapped()
         case "start":
             let screens = app.path.count
-            detail.startMeetingButtonTapped()
-            return await settling(settle, "the meeting to start") { [app] in
+            let start = detail.startMeetingButtonTapped
+            return await settling(settle, "the meeting to start", after: start) { [app] in
                 app.path.count != screens || detail.destination != nil
             }
         case "meeting", "forget":
@@ -113,8 +113,7 @@ extension StandupsScreen {
         guard speech.status == .authorized || speech.status == .notDetermined else {
             return .message("Speech recognition is \(speech.status.rawValue): nothing is transcribed.")
         }
-        speech.hear(text)
-        return await settling(settle, "the transcript") { [app] in
+        return await settling(settle, "the transcript", after: { speech.hear(text) }) { [app] in
             app.path.last?.record?.id != record.id || record.transcript.hasSuffix(text)
         }
     }
@@ -144,8 +143,7 @@ extension StandupsScreen {
             switch command.name {
             case "confirm", "yes":
                 detail.alertDismissed()
-                confirm()
-                return await settling(settle, "the standup to be deleted") { [app] in
+                return await settling(settle, "the standup to be deleted", after: confirm) { [app] in
                     app.standupsList.standupDetails[id: detail.id] == nil
                 }
             case "cancel", "no": detail.alertDismissed()
@@ -190,8 +188,9 @@ extension StandupsScreen {
     ) async -> CommandResult {
         let screens = app.path.count
         detail.alertDismissed()
-        proceed()
-        return await settling(settle, "the meeting to start") { [app] in app.path.count != screens }
+        return await settling(settle, "the meeting to start", after: proceed) { [app] in
+            app.path.count != screens
+        }
     }
 
     private func perform(
@@ -248,12 +247,18 @@ extension StandupsScreen {
     private static let formCommands =
         "title TEXT · attendee NAME · drop N · length MINUTES · theme NAME · save · cancel"
 
-    /// When settling, waits until `condition` holds (see ``Model/waitUntil(timeout:_:)``).
+    /// Runs `action`; when settling, then waits until `condition` holds (see
+    /// ``Model/perform(_:thenWaitUntil:printout:timeout:isolation:)``).
     private func settling(
-        _ settle: Bool, _ what: String, until condition: @escaping @Sendable () -> Bool
+        _ settle: Bool, _ what: String, after action: () -> Void,
+        until condition: @escaping @Sendable () -> Bool
     ) async -> CommandResult {
-        guard settle else { return .done }
-        return await app.waitUntil(condition) ? .done : .message("Gave up waiting for \(what); going on.")
+        guard settle else {
+            action()
+            return .done
+        }
+        let held = await app.perform(action, thenWaitUntil: condition, printout: printout)
+        return held ? .done : .message("Gave up waiting for \(what); going on.")
     }
 
     private func unknown(_ command: Command, _ commands: String) -> CommandResult {

@@ -9,6 +9,9 @@ struct StandupsScreen: TerminalScreen {
     let app: AppFeature
     /// The recognizer `say TEXT` speaks to.
     let speech: TypedSpeech
+    /// Prints the changes of `--print-changes`; scripted commands wait through it (see
+    /// ``ChangePrintout``).
+    var printout: ChangePrintout? = nil
 
     static let help = """
         Commands (N is a number shown in brackets, from 0):
@@ -117,7 +120,8 @@ struct StandupsScreen: TerminalScreen {
 
     private func list() -> [String] {
         let details = app.standupsList.standupDetails
-        guard !details.isEmpty else { return ["No standups yet: type add."] }
+        // Under a dialog, `add` is refused until the dialog is answered: no hint then.
+        guard !details.isEmpty else { return [dialog == nil ? "No standups yet: type add." : "No standups yet."] }
         return details.enumerated().map { index, detail in
             let standup = detail.standup
             return "[\(index)] \(standup.title.orUntitled) — \(count(standup.attendees.count, "attendee")) · "

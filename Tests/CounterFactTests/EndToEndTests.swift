@@ -86,6 +86,28 @@ import Testing
         #expect(run.output.contains("AppModel.counters[0].counter.count: 1 → 2\n"))
     }
 
+    @Test func printedChangesOfAFetchedFactComeBeforeTheNextCommand() async throws {
+        // The fact is written by a task; its printed diff used to come, now and then, after the next
+        // command's prompt. Several rounds make a misplaced one likely to show.
+        let rounds = 6
+        let script = "add; " + Array(repeating: "fact 0; inc 0", count: rounds).joined(separator: "; ")
+            + "; another; quit"
+        let run = try await CounterFactRun(["--print-changes", "--script", script])
+
+        let lines = run.output.split(separator: "\n").map(String.init)
+            .filter { $0.hasPrefix("> ") || $0.hasPrefix("AppModel.") }
+        var expected = ["> add", "AppModel.counters:"]
+        for round in 0..<rounds {
+            expected += ["> fact 0", "AppModel.factPrompt:"]
+            expected += ["> inc 0", "AppModel.counters[0].counter.count: \(round) → \(round + 1)"]
+        }
+        expected += ["> another", "AppModel.factPrompt.isLoading: false → true"]
+        #expect(Array(lines.prefix(expected.count)) == expected)
+        let last = Array(lines.suffix(3))
+        #expect(last.count == 3 && last[0].hasPrefix("AppModel.factPrompt.fact: "), "\(last)")
+        #expect(last.dropFirst() == ["AppModel.factPrompt.isLoading: true → false", "> quit"])
+    }
+
     @Test func unknownOptionIsReportedWithTheUsage() async throws {
         let run = try await CounterFactRun(["--bogus"])
 

@@ -42,6 +42,35 @@ import Testing
         #expect(try fileNames() == ["standups.json"])
     }
 
+    @Test func emptyFileIsReportedAsEmpty() async throws {
+        defer { cleanUp() }
+        try Data().write(to: dataFile)
+
+        let run = try await StandupsRun(["--data", dataFile.path, "--script", "add; cancel; quit"])
+
+        #expect(run.status == 0)
+        #expect(run.output.contains("""
+            No standups yet.
+
+            ┌─ Data failed to load
+            │ Unfortunately your past data failed to load: \(dataFile.path) could not be read (it is empty).
+            """))
+        #expect(run.output.contains("> add\n\"add\" does nothing here. Try: confirm · cancel (or help).\n"))
+        #expect(run.lastScreen.hasSuffix("═\nNo standups yet: type add."))
+    }
+
+    @Test func objectWithoutAVersionIsExplainedInWords() async throws {
+        defer { cleanUp() }
+        try Data(#"{"standups": []}"#.utf8).write(to: dataFile)
+
+        let run = try await StandupsRun(["--data", dataFile.path, "--script", "quit"])
+
+        #expect(run.output.contains("""
+            could not be read (it is a JSON object with no "version"; a standups file is a list of \
+            standups, or an object whose "version" says its format).
+            """))
+    }
+
     @Test func acceptingMockDataKeepsTheUnreadableFileAside() async throws {
         defer { cleanUp() }
         let corrupt = Data("not JSON {".utf8)

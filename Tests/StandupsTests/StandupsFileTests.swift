@@ -27,6 +27,35 @@ import Testing
         }
     }
 
+    @Test func objectWithoutAVersionIsUnreadableAndSaysWhatAFileHolds() {
+        let data = Data(#"{"standups": []}"#.utf8)
+
+        #expect(throws: StandupsFile.Problem.unreadable(reason: """
+            it is a JSON object with no "version"; a standups file is a list of standups, or an object \
+            whose "version" says its format
+            """)) { try StandupsFile.decode(data) }
+    }
+
+    @Test func versionThatIsNotANumberIsUnreadable() {
+        #expect(throws: StandupsFile.Problem.unreadable(reason: #"its "version" is not a whole number"#)) {
+            try StandupsFile.decode(Data(#"{"version": "2"}"#.utf8))
+        }
+    }
+
+    @Test func singleJSONValueIsUnreadable() {
+        #expect(throws: StandupsFile.Problem.unreadable(reason: """
+            it is a single JSON value; a standups file is a list of standups, or an object whose "version" \
+            says its format
+            """)) { try StandupsFile.decode(Data("42".utf8)) }
+    }
+
+    @Test func emptyFileIsUnreadableBecauseItIsEmpty() {
+        #expect(throws: StandupsFile.Problem.unreadable(reason: "it is empty")) { try StandupsFile.decode(Data()) }
+        #expect(throws: StandupsFile.Problem.unreadable(reason: "it holds only blank space")) {
+            try StandupsFile.decode(Data(" \n\t\n".utf8))
+        }
+    }
+
     @Test func newerFormatIsNotRead() {
         let data = Data(#"{"version": 2, "standups": [], "reminders": []}"#.utf8)
 
@@ -49,8 +78,7 @@ import Testing
             Issue.record("Expected an unreadable file, not \(String(describing: problem)).")
             return
         }
-        #expect(reason.hasPrefix("No value associated with key"))
-        #expect(reason.hasSuffix("(at [0])"))
+        #expect(reason == #""id" is missing (at [0])"#)
     }
 
     @Test func problemsExplainThemselvesNamingTheFile() {

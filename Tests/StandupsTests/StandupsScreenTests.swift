@@ -27,7 +27,7 @@ import Testing
         #expect(screen.render() == """
             Daily Standups
             ════════════════════════════════════════
-            No standups yet: type add.
+            No standups yet.
 
             ┌─ Data failed to load
             │ Unfortunately your past data failed to load: /data/standups.json could not be read \
@@ -38,6 +38,18 @@ import Testing
             │ confirm (yes) · cancel (no)
             └─
             """)
+        await tester.finish()
+    }
+
+    @Test func emptyListSuggestsAddOnlyWhenNoDialogRefusesIt() async throws {
+        let (app, screen, tester) = screen(over: InMemoryFiles())
+        tester.exhaustivity = .off
+        #expect(screen.render().hasSuffix("═\nNo standups yet: type add."))
+
+        app.standupsList.addStandupButtonTapped()
+        let form = try await tester.unwrap(app.standupsList.destination?.add?.form)
+        await tester.assert(form.standup.attendees.count == 1)
+        #expect(screen.render().contains("═\nNo standups yet.\n\n┌─ New standup"))
         await tester.finish()
     }
 

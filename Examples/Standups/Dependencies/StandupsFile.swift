@@ -35,6 +35,9 @@ enum StandupsFile {
 
     /// The standups of a file of format 1.
     static func decode(_ data: Data) throws(Problem) -> [Standup] {
+        guard data.contains(where: { !Self.whitespace.contains($0) }) else {
+            throw .unreadable(reason: data.isEmpty ? "it is empty" : "it holds only blank space")
+        }
         let decoder = JSONDecoder()
         do {
             switch try decoder.decode(Header.self, from: data).version {
@@ -52,7 +55,11 @@ enum StandupsFile {
         }
     }
 
-    /// The `version` a file's object claims; nil for a plain array (format 1).
+    /// The bytes JSON allows around its values: space, tab, line feed, carriage return.
+    private static let whitespace: Set<UInt8> = [0x20, 0x09, 0x0A, 0x0D]
+
+    /// The `version` a file's object claims; nil for a plain array (format 1). A file that is JSON
+    /// but neither is a ``Problem`` saying so in words.
     private struct Header: Decodable {
         private enum CodingKeys: String, CodingKey {
             case version
@@ -63,23 +70,38 @@ enum StandupsFile {
         init(from decoder: any Decoder) throws {
             if (try? decoder.unkeyedContainer()) != nil {
                 version = nil
-            } else {
-                version = try decoder.container(keyedBy: CodingKeys.self).decode(Int.self, forKey: .version)
+                return
             }
+            let expected = "a standups file is a list of standups, or an object whose \"version\" says its format"
+            guard let object = try? decoder.container(keyedBy: CodingKeys.self) else {
+                throw Problem.unreadable(reason: "it is a single JSON value; \(expected)")
+            }
+            guard object.contains(.version) else {
+                throw Problem.unreadable(reason: "it is a JSON object with no \"version\"; \(expected)")
+            }
+            guard let version = try? object.decode(Int.self, forKey: .version) else {
+                throw Problem.unreadable(reason: "its \"version\" is not a whole number")
+            }
+            self.version = version
         }
     }
 
-    /// The decoder's explanation, without its final period, and where in the file it applies.
+    /// The decoder's explanation, without its final period, and where in the file it applies. A
+    /// missing field is named in words rather than by the decoder's description of its key.
     private static func reason(for error: DecodingError) -> String {
         let context: DecodingError.Context
+        var explanation: String
         switch error {
-        case .dataCorrupted(let errorContext), .keyNotFound(_, let errorContext),
-             .typeMismatch(_, let errorContext), .valueNotFound(_, let errorContext):
+        case .keyNotFound(let key, let errorContext):
             context = errorContext
+            explanation = "\"\(key.stringValue)\" is missing"
+        case .dataCorrupted(let errorContext), .typeMismatch(_, let errorContext),
+             .valueNotFound(_, let errorContext):
+            context = errorContext
+            explanation = context.debugDescription
         @unknown default:
             return "\(error)"
         }
-        var explanation = context.debugDescription
         if explanation.hasSuffix(".") { explanation.removeLast() }
         let path = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? ".\($0.stringValue)" }.joined()
         return path.isEmpty ? explanation : "\(explanation) (at \(path.drop { $0 == "." }))"

@@ -51,9 +51,4 @@ extension Hierarchy {
     package func tearDownNow() {
         tearDown()
     }
-
-    /// Reports an issue through this hierarchy's routing (the tester, when there is one).
-    package func reportThroughHierarchy(_ issue: ModelIssue) {
-        report(issue)
-    }
 }

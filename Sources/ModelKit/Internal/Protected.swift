@@ -128,17 +128,6 @@ package final class HierarchyLock: Sendable {
         mutex._unsafeUnlock()
     }
 
-    @inline(__always)
-    package func tryLock() -> Bool {
-        guard mutex._unsafeTryLock() else { return false }
-        handoff.acquire()
-        #if DEBUG
-        LockOrder.willAcquire(self)
-        LockOrder.didAcquire(self)
-        #endif
-        return true
-    }
-
     /// Whether the calling thread holds this lock for a section.
     @inline(__always)
     package var isHeldByCurrentThread: Bool {

@@ -12,7 +12,6 @@ import Synchronization
 /// property, so `withObservationTracking` sees exactly the properties read, per model.
 class AnySchema: Observable, @unchecked Sendable {
     // Safety: immutable after init, except `registrationChecked` (atomic).
-    let modelType: Any.Type
     let typeName: String
     let names: [String]
     /// Each property's registration options (`.private`, `.transient`).
@@ -35,7 +34,6 @@ class AnySchema: Observable, @unchecked Sendable {
         modelType: Any.Type, names: [String], options: [TrackOptions], childSlots: [Bool], retiresValues: Bool,
         usesInstanceIdentity: Bool, cellOffsets: [Int]?
     ) {
-        self.modelType = modelType
         self.typeName = ModelKit.typeName(modelType)
         self.names = names
         self.options = options

@@ -201,7 +201,7 @@ extension ReportedIssueTests {
             let root = LockItem(kids: [LockItem()]).withAnchor()
             let kid = root.kids[0]
             // The expression writes back while it is evaluated under the lock for the commit.
-            let mirrored = Recorder(root.node.observe { () -> Int in
+            let mirrored = Collector(root.node.observe { () -> Int in
                 let count = root.count
                 root.mirror = count
                 return count

@@ -61,7 +61,7 @@ extension ReportedIssueTests {
             await IssueCapture.run(matching: lockOrderMarker) { capture in
                 let first = LockItem().withAnchor()
                 let second = LockItem().withAnchor()
-                let values = Recorder(first.node.observe { () -> Int in
+                let values = Collector(first.node.observe { () -> Int in
                     let count = first.count
                     second.mirror = count
                     return count

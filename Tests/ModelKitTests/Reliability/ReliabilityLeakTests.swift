@@ -95,13 +95,13 @@ private struct LeakNode: Model {
             let child = LeakNode(1, tracker: tracker)
             root.kids = [child]
             let token = tracker.token()
-            let counts = Recorder(child.change(of: \.count).map { @Sendable value in
+            let counts = Collector(child.change(of: \.count).map { @Sendable value in
                 _ = token
                 return value
             })
-            let sums = Recorder(child.node.observe { _ = token; return child.count + child.kids.count })
-            let events = Recorder(child.node.event(ofType: Int.self))
-            let debounced = Recorder(child.change(of: \.count).debounce(for: .seconds(1), clock: ManualClock()))
+            let sums = Collector(child.node.observe { _ = token; return child.count + child.kids.count })
+            let events = Collector(child.node.event(ofType: Int.self))
+            let debounced = Collector(child.change(of: \.count).debounce(for: .seconds(1), clock: ManualClock()))
             child.count = 1
             child.node.send(7)
             #expect(await counts.waitForCount(2))

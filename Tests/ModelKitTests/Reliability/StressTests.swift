@@ -22,8 +22,8 @@ import Testing
         root.rows = [keepA, keepB]
         root.rows.append(shared)
         root.shelf = [shared]
-        let balances = Recorder(root.node.observe { root.credit + root.debit })
-        let pair = Recorder(root.node.observe { keepA.value + keepB.value })
+        let balances = Collector(root.node.observe { root.credit + root.debit })
+        let pair = Collector(root.node.observe { keepA.value + keepB.value })
         let sentUp = AtomicCounter()
         let rounds = self.rounds
 
@@ -129,9 +129,9 @@ import Testing
         let right = StressRow("right", journal: journal, kids: kids("r"))
         root.rows = [left, right]
         let total = 2 * kidsPerRow
-        let kidCounts = Recorder(root.node.observe { left.kids.count + right.kids.count })
-        let values = Recorder(root.node.observe { left.value + right.value })
-        let throughRows = Recorder(root.node.observe { root.rows.map(\.kids.count).reduce(0, +) })
+        let kidCounts = Collector(root.node.observe { left.kids.count + right.kids.count })
+        let values = Collector(root.node.observe { left.value + right.value })
+        let throughRows = Collector(root.node.observe { root.rows.map(\.kids.count).reduce(0, +) })
         let torn = AtomicCounter()
         let rounds = self.rounds
         let move: @Sendable (StressRow, StressRow) -> Void = { from, to in

@@ -21,9 +21,9 @@ final class LifetimeTracker: Sendable {
         live.subtract(1, ordering: .releasing)
     }
 
-    /// Waits (bounded by `iterations` yields, never by time) until every token was freed.
-    func allFreed(iterations: Int = defaultWaitIterations) async -> Bool {
-        await eventually(iterations: iterations) { self.liveCount == 0 }
+    /// Waits until every token was freed (see ``eventually(timeout:_:)``).
+    func allFreed(timeout: Duration = defaultWaitTimeout) async -> Bool {
+        await eventually(timeout: timeout) { self.liveCount == 0 }
     }
 
     final class Token: Sendable {

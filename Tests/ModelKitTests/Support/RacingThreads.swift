@@ -1,15 +1,19 @@
 import Foundation
 import Synchronization
 
-/// Runs each body on a thread of its own, all released at the same moment, and waits (bounded by
-/// yields, never by time) until every body returned.
+/// How long the racing threads' bodies may take before the wait calls it a deadlock: long, as a
+/// stress run on a loaded machine takes seconds, and only a real deadlock reaches it.
+let deadlockTimeout: Duration = .seconds(30)
+
+/// Runs each body on a thread of its own, all released at the same moment, and waits (a condition
+/// polled under `timeout`, see ``eventually(timeout:_:)``) until every body returned.
 ///
 /// The threads are not from the cooperative pool, so two bodies that block on each other's locks
 /// leave only their own threads stuck: the wait gives up and the test fails instead of hanging the
 /// run. (On Linux the kernel often detects such a cycle first, and `Mutex` stops the process with
 /// "Recursive call to lock Mutex".)
 func allFinishWithoutDeadlock(
-    iterations: Int = 20 * defaultWaitIterations,
+    timeout: Duration = deadlockTimeout,
     _ bodies: [@Sendable () -> Void]
 ) async -> Bool {
     let start = StartLine(runners: bodies.count)
@@ -22,9 +26,16 @@ func allFinishWithoutDeadlock(
         }
         thread.start()
     }
-    return await eventually(iterations: iterations) {
+    return await eventually(timeout: timeout) {
         finished.value == bodies.count
     }
+}
+
+/// Runs `body` on a thread of its own and waits until it returned: for re-entrancy tests, where a
+/// body that deadlocks leaves only its own thread stuck and the test fails instead of hanging the
+/// whole run (or starving the cooperative pool).
+func finishesWithoutDeadlock(_ body: @escaping @Sendable () -> Void) async -> Bool {
+    await allFinishWithoutDeadlock([body])
 }
 
 /// Releases a fixed number of threads together: each spins until all have arrived, so that their

@@ -2,20 +2,27 @@ import ModelKit
 import Foundation
 import Synchronization
 
-/// How many `Task.yield()`s a bounded wait makes before giving up.
-let defaultWaitIterations = 200_000
+/// How long a wait for a condition goes on before it gives up. The conditions waited for hold
+/// within milliseconds; the bound only stops a test whose condition will never hold, so it is
+/// generous for a loaded machine.
+let defaultWaitTimeout: Duration = .seconds(5)
 
-/// Polls `condition` between `Task.yield()`s until it holds, at most `iterations` times.
+/// Polls `condition` between `Task.yield()`s until it holds, or until `timeout` has passed on the
+/// continuous clock; returns whether it held.
 ///
 /// Work that ends asynchronously (a cancelled task unwinding, a stream delivery) is waited for with
-/// this instead of sleeping; the bound is an iteration count, never a duration.
+/// this instead of sleeping: the wait ends as soon as the condition holds. It only proves that
+/// something *does* happen. To show that something does not, wait for a later event that would
+/// have come after it (a marker logged by the same task or stream, a sleeper still asleep), then
+/// check at once.
 @discardableResult
-func eventually(iterations: Int = defaultWaitIterations, _ condition: () -> Bool) async -> Bool {
-    for _ in 0..<iterations {
-        if condition() { return true }
+func eventually(timeout: Duration = defaultWaitTimeout, _ condition: () -> Bool) async -> Bool {
+    let deadline = ContinuousClock.now.advanced(by: timeout)
+    while !condition() {
+        if ContinuousClock.now >= deadline { return condition() }
         await Task.yield()
     }
-    return condition()
+    return true
 }
 
 /// A one-shot gate: `enter()` suspends until `open()` is called (or returns at once if it was).
@@ -60,11 +67,18 @@ final class Gate: Sendable {
 }
 
 /// Suspends until the current task is cancelled. Unlike a long sleep, it involves no clock.
-func waitForCancellation() async {
+///
+/// `waiting` runs once the cancellation handler is installed; `onCancel` runs when the task is
+/// cancelled, on the cancelling thread, before `Task.cancel()` returns (or at once, before
+/// `waiting`, if the task was cancelled earlier). So once a test has seen what `waiting` did, it can
+/// tell right after a cancelling call whether that call reached the task, without waiting.
+func waitForCancellation(waiting: () -> Void = {}, onCancel: @escaping @Sendable () -> Void = {}) async {
     let (stream, continuation) = AsyncStream<Never>.makeStream()
     await withTaskCancellationHandler {
+        waiting()
         for await _ in stream {}
     } onCancel: {
+        onCancel()
         continuation.finish()
     }
 }
@@ -101,26 +115,27 @@ final class Locked<Value: Sendable>: Sendable {
 
 /// Collects the elements of an async sequence in a background task, for tests that check what a
 /// stream delivered without blocking the test on each element.
+///
+/// Its state is behind ModelKit's `Protected` lock (through ``Locked``), whose hand-overs Thread
+/// Sanitizer sees, so it also serves the tests that run under TSan.
 final class Collector<Element: Sendable>: Sendable {
-    private let storage = Locked<[Element]>([])
-    private let finished = Locked(false)
+    private let state = Locked<(elements: [Element], finished: Bool)>(([], false))
     private let task = Locked<Task<Void, Never>?>(nil)
 
     init<S: AsyncSequence & Sendable>(_ sequence: S) where S.Element == Element {
-        let storage = self.storage
-        let finished = self.finished
+        let state = self.state
         task.value = Task {
             do {
                 for try await element in sequence {
-                    storage.withLock { $0.append(element) }
+                    state.withLock { $0.elements.append(element) }
                 }
             } catch {}
-            finished.value = true
+            state.withLock { $0.finished = true }
         }
     }
 
-    var elements: [Element] { storage.value }
-    var isFinished: Bool { finished.value }
+    var elements: [Element] { state.value.elements }
+    var isFinished: Bool { state.value.finished }
 
     /// Waits until at least `count` elements arrived.
     func waitForCount(_ count: Int) async -> Bool {
@@ -135,18 +150,4 @@ final class Collector<Element: Sendable>: Sendable {
     func cancel() {
         task.value?.cancel()
     }
-}
-
-/// Runs `body` on a thread of its own and waits (bounded by yields) for it to return.
-///
-/// For re-entrancy tests: a body that deadlocks leaves its thread stuck, and the test fails instead
-/// of hanging the whole run (or starving the cooperative pool).
-func finishesWithoutDeadlock(_ body: @escaping @Sendable () -> Void) async -> Bool {
-    let done = Locked(false)
-    let thread = Thread {
-        body()
-        done.value = true
-    }
-    thread.start()
-    return await eventually { done.value }
 }

@@ -11,13 +11,18 @@ private struct SearchModel: Model {
     let log: Log
     @Tracked var children: [SearchModel] = []
 
-    /// Starts a task that logs `start <name>` and `cancelled <name>` or `finished <name>`.
+    /// Starts a task that logs `start <name>` once it waits for cancellation, `cancel requested
+    /// <name>` inside the call that cancels it (so a test can check right after a call which work it
+    /// cancelled), and `cancelled <name>` when it ends.
     @discardableResult
     func startWork(_ name: String, started: Gate? = nil) -> Cancellable {
         node.task {
-            log.add("start \(name)")
-            started?.open()
-            await waitForCancellation()
+            await waitForCancellation {
+                log.add("start \(name)")
+                started?.open()
+            } onCancel: {
+                log.add("cancel requested \(name)")
+            }
             log.add("cancelled \(name)")
         }
     }
@@ -73,10 +78,8 @@ private struct SearchModel: Model {
         await first.enter()
         await second.enter()
         model.node.cancelAll(for: CancelID.search)
+        #expect(log.entries(withPrefix: "cancel requested") == ["cancel requested tagged"])
         #expect(await log.waitFor("cancelled tagged"))
-        model.node.task { log.add("marker") }
-        #expect(await log.waitFor("marker"))
-        #expect(!log.all.contains("cancelled untagged"))
     }
 
     @Test func cancelAllLeavesTheChildrensWorkAlone() async {
@@ -90,10 +93,8 @@ private struct SearchModel: Model {
         await parentStarted.enter()
         await childStarted.enter()
         model.node.cancelAll(for: CancelID.search)
+        #expect(log.entries(withPrefix: "cancel requested") == ["cancel requested parent"])
         #expect(await log.waitFor("cancelled parent"))
-        child.node.task { log.add("marker") }
-        #expect(await log.waitFor("marker"))
-        #expect(!log.all.contains("cancelled child"))
     }
 
     @Test func cancelForIDWithCancelInFlightCancelsThePreviousWork() async {
@@ -104,7 +105,7 @@ private struct SearchModel: Model {
         model.startWork("second").cancel(for: CancelID.search, cancelInFlight: true)
         #expect(await log.waitFor("cancelled first"))
         #expect(await log.waitFor("start second"))
-        #expect(!log.all.contains("cancelled second"))
+        #expect(log.entries(withPrefix: "cancel requested") == ["cancel requested first"])
     }
 
     @Test func anyHashableValueIsAnID() async {
@@ -125,10 +126,7 @@ private struct SearchModel: Model {
         model.search("2")
         #expect(await log.waitFor("cancelled 1"))
         #expect(await log.waitFor("start 2"))
-        model.node.task { log.add("marker") }
-        #expect(await log.waitFor("marker"))
-        #expect(!log.all.contains("cancelled other"))
-        #expect(!log.all.contains("cancelled 2"))
+        #expect(log.entries(withPrefix: "cancel requested") == ["cancel requested 1"])
     }
 
     @Test func cancellationContextTagsAllWorkStartedInside() async {
@@ -143,8 +141,8 @@ private struct SearchModel: Model {
         #expect(await log.waitFor("start outside"))
         model.node.cancelAll(for: CancelID.recording)
         #expect(log.all.contains("stop recording"))
+        #expect(log.entries(withPrefix: "cancel requested") == ["cancel requested recording"])
         #expect(await log.waitFor("cancelled recording"))
-        #expect(!log.all.contains("cancelled outside"))
     }
 
     @Test func nestedCancellationContextsTagWithEveryID() async {
