@@ -3,19 +3,25 @@ import Synchronization
 
 // MARK: - Lock discipline
 //
-// ModelKit has two locks, both `HierarchyLock`s from Internal/Protected.swift, plus the small
-// self-contained `Protected` values of registries, streams and tools.
+// ModelKit's locks are `HierarchyLock`s (Internal/Protected.swift) of three ranks, plus the small
+// self-contained `Protected` values of registries and tools. A thread only takes a lock of a higher
+// rank than every lock it holds (checked in debug builds).
 //
-// 1. The hierarchy lock (`Hierarchy.lock`, one per anchored hierarchy) guards *all* mutable state of
-//    that hierarchy: the value of every bound cell, and every field of every context and of the
-//    hierarchy marked `// Safety: guarded by the hierarchy lock`. One lock per hierarchy makes a
-//    transaction atomic across models and a frozen copy consistent, and leaves no lock order to get
-//    wrong between models.
-// 2. `unboundLock` (one per process) guards the cells and boxes of models that are not anchored yet.
-//    Anchoring binds them while holding both; the order is always hierarchy lock → `unboundLock`,
-//    never the reverse. No other lock is taken while holding either (a `Protected` value may be
-//    locked briefly under them, never the other way round). A compound update of an unbound cell
-//    holds no lock over its mutation: it claims the cell (`UnboundUpdates`) and works on a copy.
+// 1. Rank `hierarchy`: the hierarchy lock (`Hierarchy.lock`, one per anchored hierarchy) guards
+//    *all* mutable state of that hierarchy: the value of every bound cell, and every field of every
+//    context and of the hierarchy marked `// Safety: guarded by the hierarchy lock`. One lock per
+//    hierarchy makes a transaction atomic across models and a frozen copy consistent, and leaves no
+//    lock order to get wrong between models. A stream's buffer has a `HierarchyLock` of its own,
+//    taken only for *leaf* sections (`lockLeaf`) that take no other lock, outside the lock order.
+// 2. Rank `unbound`: `unboundLock` (one per process) guards the cells and boxes of models that are
+//    not anchored yet, and the forwarding of an earlier instance's cells to the live ones (same-id
+//    continuity). Anchoring binds them while holding both; the order is always hierarchy lock →
+//    `unboundLock`, never the reverse. A compound update of an unbound cell holds no lock over its
+//    mutation: it claims the cell (`UnboundUpdates`) and works on a copy.
+// 3. Rank `frozen`: the lock of frozen copies' cells, taken last.
+//
+// No other lock is taken while holding one of these (a `Protected` value may be locked briefly
+// under them, never the other way round).
 //
 // Under the hierarchy lock we mutate state and *collect* what to do next into the section's pending
 // work (observation notifications, stream deliveries, activations, teardowns, reports). The thread
@@ -251,13 +257,11 @@ final class Context: @unchecked Sendable {
         let hierarchy = self.hierarchy
         guard hierarchy.depth == 1, !hierarchy.hasPendingWork else {
             if let changedIndex {
-                hierarchy.version &+= 1
                 hierarchy.pendingChanges.append(PendingChange(context: self, index: changedIndex, old: nil, new: nil))
             }
             hierarchy.endSection()
             return
         }
-        if changedIndex != nil { hierarchy.version &+= 1 }
         hierarchy.depth = 0
         lock.unlockSection()
         if let changedIndex { notifyObservation(changedIndex) }
@@ -280,7 +284,6 @@ final class Context: @unchecked Sendable {
     @usableFromInline
     final func endUnrecordedModify(_ index: Int) {
         if schema.isChildSlot(index) {
-            hierarchy.version &+= 1
             hierarchy.pendingChanges.append(PendingChange(context: self, index: index, old: nil, new: nil))
             reconcileSlot(index)
             hierarchy.endSection()
@@ -302,7 +305,6 @@ final class Context: @unchecked Sendable {
     /// Records a change made inside a section; the section's end commits it.
     @usableFromInline
     final func recordChangeInSection<Value>(_ index: Int, old: Value, new: Value) {
-        hierarchy.version &+= 1
         hierarchy.pendingChanges.append(makePendingChange(index, old: old, new: new))
         if schema.isChildSlot(index) {
             reconcileSlot(index)
@@ -311,7 +313,6 @@ final class Context: @unchecked Sendable {
 
     /// A change whose values are already boxed (continuity of a replaced instance).
     final func recordBoxedChangeInSection(_ index: Int, old: Any, new: Any) {
-        hierarchy.version &+= 1
         hierarchy.pendingChanges.append(PendingChange(context: self, index: index, old: old, new: new))
     }
 

@@ -16,8 +16,6 @@ package final class Hierarchy: @unchecked Sendable {
     @exclusivity(unchecked) var pendingActions: [SectionAction] = []
     /// Contexts whose last place was removed during the current section.
     @exclusivity(unchecked) var orphans: [Context] = []
-    /// Incremented by every committed write; lets observers detect a write between two steps.
-    @exclusivity(unchecked) var version: UInt64 = 0
     @exclusivity(unchecked) var stampCounter: UInt64 = 0
     /// Stream deliveries collected by the current section.
     @exclusivity(unchecked) var deliveries: [Delivery] = []
