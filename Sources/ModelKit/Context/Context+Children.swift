@@ -47,6 +47,7 @@ extension Hierarchy {
         for printer in modifiers.printers {
             hooks.append(ChangePrinter(root: context, printer: printer))
             hasHooks = true
+            recordsEveryChange = true
         }
         pendingActions.append(.activate(context, modifiers.activations))
         for index in schema.childSlotIndices {

@@ -270,7 +270,7 @@ final class Context: @unchecked Sendable {
     /// Whether a change must be recorded for observers or hooks. Caller holds the lock.
     @usableFromInline
     final var needsChangeRecord: Bool {
-        observedMask != 0 || hierarchy.hasHooks
+        observedMask != 0 || hierarchy.recordsEveryChange
     }
 
     /// Whether a compound update of property `index` can end on the fast path. Caller holds the lock.

@@ -29,7 +29,11 @@ package final class Hierarchy: @unchecked Sendable {
     @exclusivity(unchecked) private var nextTicket: UInt64 = 0
     @exclusivity(unchecked) private var isDraining = false
     @exclusivity(unchecked) var hooks: [any HierarchyHook] = []
+    /// The `modifications(of:)` streams of the hierarchy's models.
+    @exclusivity(unchecked) var modificationListeners: [ModificationListener] = []
     @exclusivity(unchecked) var hasHooks = false
+    /// Every change must be recorded: a hook or a `modifications` stream listens.
+    @exclusivity(unchecked) var recordsEveryChange = false
     /// Hooks recorded something this section; they are told once it is committed.
     @exclusivity(unchecked) var hooksToNotify = false
     @exclusivity(unchecked) var resolvedDefaults = DependencyList()
@@ -147,6 +151,7 @@ package final class Hierarchy: @unchecked Sendable {
     private func commit(_ changes: [PendingChange], into work: inout SectionWork) {
         let isSingle = changes.count == 1
         let changes = isSingle ? changes : PendingChange.coalesced(changes)
+        if !modificationListeners.isEmpty { collectModifications(changes) }
         // An observer of several changed properties is evaluated once. (One property's observers
         // are distinct, so a single change needs no bookkeeping.)
         var evaluated: [ObjectIdentifier] = []
@@ -256,6 +261,7 @@ package final class Hierarchy: @unchecked Sendable {
         lock.withShortLock {
             hooks.append(hook)
             hasHooks = true
+            recordsEveryChange = true
         }
     }
 
@@ -263,7 +269,13 @@ package final class Hierarchy: @unchecked Sendable {
         lock.withShortLock {
             hooks.removeAll { $0 === hook }
             hasHooks = !hooks.isEmpty
+            updateRecordsEveryChange()
         }
+    }
+
+    /// Recomputes `recordsEveryChange`. Caller holds the lock.
+    func updateRecordsEveryChange() {
+        recordsEveryChange = hasHooks || !modificationListeners.isEmpty
     }
 
     // MARK: Teardown

@@ -1,0 +1,137 @@
+/// One commit that changed tracked state of the models a ``ModelNode/modifications(of:)`` stream
+/// listens to: a write, or a whole transaction.
+///
+/// ```swift
+/// for await modification in node.modifications() {
+///     print(modification.paths)   // ["StandupsList.standups[0].title"]
+/// }
+/// ```
+public struct ModelModification: Sendable, Hashable, CustomStringConvertible {
+    /// What changed, each once, in the format of printed changes: the model's path from its root
+    /// and the property (`"StandupsList.standups[0].title"`). A child added or removed shows as
+    /// its parent's property (`"StandupsList.standups"`).
+    public let paths: [String]
+
+    /// Creates a modification (for tests and previews).
+    public init(paths: [String]) {
+        self.paths = paths
+    }
+
+    public var description: String { paths.joined(separator: ", ") }
+}
+
+extension ModelNode {
+    /// A stream with one element per commit (a write, or a whole transaction) that changed tracked
+    /// state of a model in `relation`, children added or removed included.
+    ///
+    /// Built for autosave and "unsaved changes" flags: it says *that* something changed, and where,
+    /// without asking the listener to observe each property. Properties registered `.transient`
+    /// never produce an element.
+    ///
+    /// ```swift
+    /// func onActivate() {
+    ///     node.forEach(node.modifications().debounce(for: .seconds(1), clock: node.continuousClock)) { _ in
+    ///         try await node.dataManager.save(standups)
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Parameter relation: Whose changes count, relative to this model: by default the model
+    ///   itself and every model below it.
+    /// - Note: Like every stream of ModelKit, it listens from the moment it is created, delivers in
+    ///   commit order, and ends when the model is removed.
+    public func modifications(
+        of relation: ModelRelation = [.self, .descendants],
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) -> ModelStream<ModelModification> {
+        guard let context = context(for: "modifications(of:)", fileID: fileID, filePath: filePath, line: line, column: column)
+        else { return .finished() }
+        return context.modificationStream(relation)
+    }
+}
+
+/// Listens to the commits that change a model's relation; owned by the listening model's context
+/// (so its teardown ends the stream), and listed in its hierarchy's `modificationListeners`.
+final class ModificationListener: PropertyObserver, @unchecked Sendable {
+    // Safety: immutable, or (the storage) a `Sendable` stream storage.
+    let relation: ModelRelation
+    let storage: StreamStorage<ModelModification>
+
+    init(hierarchy: Hierarchy, relation: ModelRelation, storage: StreamStorage<ModelModification>) {
+        self.relation = relation
+        self.storage = storage
+        super.init(hierarchy: hierarchy)
+    }
+
+    override func deliver(_ change: AnyObject) {
+        storage.yield(ModelModification(paths: (change as! PathList).paths))
+    }
+
+    override func finish() {
+        storage.finish()
+    }
+
+    /// Whether a change of `context` belongs to the relation, relative to the listening `owner`.
+    /// Caller holds the lock.
+    func covers(_ context: Context, owner: Context) -> Bool {
+        if context === owner { return relation.contains(.self) }
+        if relation.contains(.descendants) || relation.contains(.children) {
+            if context.places.contains(where: { $0.parent === owner }) { return true }
+            if relation.contains(.descendants), context.isSelfOrAncestor(owner) { return true }
+        }
+        if relation.contains(.parent) || relation.contains(.ancestors) {
+            if owner.places.contains(where: { $0.parent === context }) { return true }
+            if relation.contains(.ancestors), owner.isSelfOrAncestor(context) { return true }
+        }
+        return false
+    }
+
+    /// The paths of a commit's changes, delivered as one element.
+    final class PathList {
+        let paths: [String]
+
+        init(_ paths: [String]) {
+            self.paths = paths
+        }
+    }
+}
+
+extension Context {
+    /// A stream of the commits that change this model's `relation`.
+    final func modificationStream(_ relation: ModelRelation) -> ModelStream<ModelModification> {
+        let (stream, storage) = ModelStream<ModelModification>.make()
+        let listener = ModificationListener(hierarchy: hierarchy, relation: relation, storage: storage)
+        storage.onTermination { listener.cancel() }
+        let started: Bool = hierarchy.withSection {
+            guard state.isLive else { return false }
+            ensuredExtras.ownedObservers.append(listener)
+            listener.owner = self
+            hierarchy.modificationListeners.append(listener)
+            hierarchy.recordsEveryChange = true
+            return true
+        }
+        if !started { storage.finish() }
+        return stream
+    }
+}
+
+extension Hierarchy {
+    /// Queues one element for each modification listener whose relation a commit's `changes`
+    /// touched. Caller holds the lock.
+    func collectModifications(_ changes: [PendingChange]) {
+        modificationListeners.removeAll { $0.isCancelled || $0.owner == nil }
+        if modificationListeners.isEmpty { updateRecordsEveryChange() }
+        for listener in modificationListeners {
+            guard let owner = listener.owner else { continue }
+            var paths: [String] = []
+            for change in changes where !change.context.schema.isTransient(change.index) {
+                guard listener.covers(change.context, owner: owner) else { continue }
+                let path = "\(change.context.path()).\(change.context.schema.name(change.index))"
+                if !paths.contains(path) { paths.append(path) }
+            }
+            if !paths.isEmpty {
+                deliveries.append(.property(listener, ModificationListener.PathList(paths)))
+            }
+        }
+    }
+}

@@ -1,0 +1,127 @@
+import ModelKit
+import Testing
+
+/// A model with a property that is not part of the document.
+private struct Draft: Model {
+    var node = ModelNode<Self>()
+    @Tracked var text = ""
+    @Tracked var cursor = 0
+    @Tracked var parts: [Draft] = []
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track(\.$text)
+        r.track(\.$cursor, options: .transient)
+        r.track(\.$parts)
+    }
+}
+
+/// `node.modifications(of:)` (API.md section 9): one element per commit in the relation.
+@Suite struct ModificationsTests {
+    @Test func eachWriteInTheSubtreeIsOneElementNamingWhatChanged() async {
+        let root = TreeModel("root", log: Log()).withAnchor()
+        root.child = TreeModel("a", log: Log())
+        let modifications = Collector(root.node.modifications())
+        root.value = 1
+        root.child?.value = 2
+        #expect(await modifications.waitForCount(2))
+        #expect(modifications.elements.map(\.paths) == [["TreeModel.value"], ["TreeModel.child.value"]])
+        modifications.cancel()
+    }
+
+    @Test func aTransactionIsOneElement() async {
+        let root = TreeModel("root", log: Log()).withAnchor()
+        root.child = TreeModel("a", log: Log())
+        let modifications = Collector(root.node.modifications())
+        root.node.transaction {
+            root.value = 1
+            root.child?.value = 2
+            root.value = 3
+        }
+        root.value = 4
+        #expect(await modifications.waitForCount(2))
+        #expect(modifications.elements.map(\.paths) == [["TreeModel.value", "TreeModel.child.value"], ["TreeModel.value"]])
+        modifications.cancel()
+    }
+
+    @Test func addingAndRemovingChildrenAreModifications() async {
+        let root = TreeModel("root", log: Log()).withAnchor()
+        let modifications = Collector(root.node.modifications())
+        root.children.append(TreeModel("a", log: Log()))
+        root.children.removeAll()
+        #expect(await modifications.waitForCount(2))
+        #expect(modifications.elements.map(\.paths) == [["TreeModel.children"], ["TreeModel.children"]])
+        modifications.cancel()
+    }
+
+    @Test func selfOnlyLeavesOutTheDescendants() async {
+        let root = TreeModel("root", log: Log()).withAnchor()
+        root.child = TreeModel("a", log: Log())
+        let modifications = Collector(root.node.modifications(of: .self))
+        root.child?.value = 1
+        root.value = 2
+        #expect(await modifications.waitForCount(1))
+        #expect(modifications.elements.map(\.paths) == [["TreeModel.value"]])
+        modifications.cancel()
+    }
+
+    @Test func aChildCanListenToItsAncestors() async {
+        let root = TreeModel("root", log: Log()).withAnchor()
+        root.child = TreeModel("a", log: Log(), child: TreeModel("b", log: Log()))
+        let leaf = root.child!.child!
+        let modifications = Collector(leaf.node.modifications(of: .ancestors))
+        leaf.value = 1
+        root.child?.value = 2
+        root.value = 3
+        #expect(await modifications.waitForCount(2))
+        #expect(modifications.elements.map(\.paths) == [["TreeModel.child.value"], ["TreeModel.value"]])
+        modifications.cancel()
+    }
+
+    @Test func transientPropertiesNeverProduceAnElement() async {
+        let draft = Draft().withAnchor()
+        let modifications = Collector(draft.node.modifications())
+        draft.cursor = 5
+        draft.node.transaction {
+            draft.cursor = 6
+        }
+        draft.text = "hello"
+        #expect(await modifications.waitForCount(1))
+        #expect(modifications.elements.map(\.paths) == [["Draft.text"]])
+        modifications.cancel()
+    }
+
+    @Test func anEqualWriteIsNoModification() async {
+        let draft = Draft().withAnchor()
+        let modifications = Collector(draft.node.modifications())
+        draft.text = ""
+        draft.text = "x"
+        #expect(await modifications.waitForCount(1))
+        #expect(modifications.elements.map(\.paths) == [["Draft.text"]])
+        modifications.cancel()
+    }
+
+    @Test func theStreamEndsWhenTheModelIsRemoved() async {
+        let root = TreeModel("root", log: Log()).withAnchor()
+        let child = TreeModel("a", log: Log())
+        root.child = child
+        let modifications = Collector(child.node.modifications())
+        root.child = nil
+        #expect(await modifications.waitForFinish())
+        #expect(modifications.elements.isEmpty)
+    }
+
+    @Test func writesFromManyThreadsAreEachDelivered() async {
+        let root = TreeModel("root", log: Log()).withAnchor()
+        root.children = (0..<4).map { TreeModel("\($0)", log: Log()) }
+        let modifications = Collector(root.node.modifications())
+        let children = root.children
+        await withTaskGroup(of: Void.self) { group in
+            for child in children {
+                group.addTask { for _ in 0..<100 { child.value += 1 } }
+            }
+        }
+        #expect(await modifications.waitForCount(400))
+        #expect(modifications.elements.count == 400)
+        modifications.cancel()
+    }
+}
