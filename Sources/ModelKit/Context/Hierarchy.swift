@@ -164,7 +164,7 @@ package final class Hierarchy: @unchecked Sendable {
                         if evaluated.contains(ObjectIdentifier(observer)) { continue }
                         evaluated.append(ObjectIdentifier(observer))
                     }
-                    if let value = observer.reevaluate() {
+                    if let value = observer.reevaluate(forced: changes[position].isTouch) {
                         deliveries.append(.property(observer, value))
                     }
                 }
@@ -348,6 +348,9 @@ struct PendingChange {
     /// Boxed values, present when a hook listens.
     var old: Any?
     var new: Any?
+    /// Not a change but a touch (`node.touch`): observers see the current value again, hooks see
+    /// nothing.
+    var isTouch = false
 
     /// One change per property: the first old value and the last new value, in first-write order.
     static func coalesced(_ changes: [PendingChange]) -> [PendingChange] {
@@ -356,7 +359,13 @@ struct PendingChange {
         for change in changes {
             let key = Key(context: ObjectIdentifier(change.context), index: change.index)
             if let position = positions[key] {
-                result[position].new = change.new
+                if change.isTouch {
+                    result[position].isTouch = true
+                } else {
+                    // A touch carries no values: the first real change's old value counts.
+                    if result[position].old == nil { result[position].old = change.old }
+                    result[position].new = change.new
+                }
             } else {
                 positions[key] = result.count
                 result.append(change)
@@ -389,6 +398,9 @@ struct SectionWork {
 
     consuming func perform(_ hierarchy: Hierarchy) {
         notifications.notifyObservation()
+        // Hooks (change printing, the Tester) hear of the commit before streams deliver it, so that
+        // a change is printed before any work that waited for it goes on.
+        for hook in committedHooks { hook.didCommit() }
         var deliveries = SectionDeliveries.none
         swap(&deliveries, &self.deliveries)
         switch consume deliveries {
@@ -396,7 +408,6 @@ struct SectionWork {
         case .direct(let items): hierarchy.deliverDirectly(items)
         case .queued(let ticket): hierarchy.deliver(ticket: ticket)
         }
-        for hook in committedHooks { hook.didCommit() }
         for action in actions {
             switch action {
             case .activate(let context, let handlers):

@@ -32,8 +32,9 @@ class PropertyObserver: @unchecked Sendable {
     }
 
     /// Re-evaluates after a commit; returns the change to deliver, or nil to deliver nothing.
-    /// Caller holds the lock.
-    func reevaluate() -> AnyObject? { nil }
+    /// `forced`: a property it read was touched, so an unchanged value is delivered too. Caller
+    /// holds the lock.
+    func reevaluate(forced: Bool) -> AnyObject? { nil }
 
     /// Delivers a change produced by `reevaluate`. Called without the lock, in commit order.
     func deliver(_ change: AnyObject) {}
@@ -127,8 +128,9 @@ class PropertyObserver: @unchecked Sendable {
 /// code would look up type metadata (`Optional<Value>`, the change it delivers) at every commit.
 @usableFromInline
 final class ExpressionObserver: PropertyObserver, @unchecked Sendable {
-    /// Evaluates the expression and returns the change to deliver, or nil. Run under the lock.
-    private let evaluate: () -> AnyObject?
+    /// Evaluates the expression and returns the change to deliver, or nil (the argument: deliver
+    /// even an unchanged value). Run under the lock.
+    private let evaluate: (Bool) -> AnyObject?
     /// Delivers a change `evaluate` returned. Called without the lock, in commit order.
     private let deliverChange: (AnyObject) -> Void
     private let onFinish: () -> Void
@@ -138,7 +140,7 @@ final class ExpressionObserver: PropertyObserver, @unchecked Sendable {
     @usableFromInline
     init(
         hierarchy: Hierarchy,
-        evaluate: @escaping () -> AnyObject?,
+        evaluate: @escaping (Bool) -> AnyObject?,
         deliver: @escaping (AnyObject) -> Void,
         onFinish: @escaping () -> Void
     ) {
@@ -151,20 +153,20 @@ final class ExpressionObserver: PropertyObserver, @unchecked Sendable {
     /// First evaluation: registers and, if `deliverInitial`, queues the current value ahead of
     /// any later commit. Caller holds the lock.
     func start(deliverInitial: Bool) {
-        let change = evaluateRecording()
+        let change = evaluateRecording(forced: false)
         if deliverInitial, let change {
             hierarchy.deliveries.append(.property(self, change))
         }
     }
 
-    override func reevaluate() -> AnyObject? {
+    override func reevaluate(forced: Bool) -> AnyObject? {
         guard !isCancelled else { return nil }
-        return evaluateRecording()
+        return evaluateRecording(forced: forced)
     }
 
-    private func evaluateRecording() -> AnyObject? {
+    private func evaluateRecording(forced: Bool) -> AnyObject? {
         recorder.reads.removeAll(keepingCapacity: true)
-        let change = AccessRecording.recording(into: recorder, evaluate)
+        let change = AccessRecording.recording(into: recorder) { evaluate(forced) }
         register(on: recorder.reads)
         return change
     }
@@ -190,11 +192,12 @@ final class ObservedValue<Value>: @unchecked Sendable {
         self.isDuplicate = isDuplicate
     }
 
-    /// The change to `value`, or nil when it is a duplicate of the last value.
+    /// The change to `value`, or nil when it is a duplicate of the last value (unless `forced`: the
+    /// property was touched).
     @inlinable
-    func update(_ value: Value) -> ObservedChange<Value>? {
+    func update(_ value: Value, forced: Bool) -> ObservedChange<Value>? {
         let old = last
-        if let old, let isDuplicate, isDuplicate(old, value) { return nil }
+        if let old, let isDuplicate, !forced, isDuplicate(old, value) { return nil }
         last = value
         return ObservedChange(old: old, new: value)
     }
@@ -270,7 +273,7 @@ extension Context {
         let value = ObservedValue<Value>(isDuplicate: isDuplicate)
         let observer = ExpressionObserver(
             hierarchy: hierarchy,
-            evaluate: { value.update(expression()) },
+            evaluate: { value.update(expression(), forced: $0) },
             deliver: { storage.yield(ObservedChange<Value>.from($0).new) },
             onFinish: { storage.finish() }
         )
@@ -435,7 +438,7 @@ extension ModelNode {
         let value = ObservedValue<Value>(isDuplicate: { $0 == $1 })
         let observer = ExpressionObserver(
             hierarchy: context.hierarchy,
-            evaluate: { value.update(expression()) },
+            evaluate: { value.update(expression(), forced: $0) },
             deliver: ObservedChange<Value>.onChangeDelivery(initial: initial, perform),
             onFinish: {}
         )
@@ -458,7 +461,7 @@ extension ModelNode {
         let value = ObservedValue<Value>(isDuplicate: isDuplicate)
         let observer = ExpressionObserver(
             hierarchy: context.hierarchy,
-            evaluate: { value.update(context.read(keyPath, of: model)) },
+            evaluate: { value.update(context.read(keyPath, of: model), forced: $0) },
             deliver: ObservedChange<Value>.onChangeDelivery(initial: initial, perform),
             onFinish: {}
         )

@@ -135,3 +135,46 @@ extension Hierarchy {
         }
     }
 }
+
+extension ModelNode {
+    /// Notifies every observer of `keyPath` as if it had changed, without changing it.
+    ///
+    /// For state that changes where ModelKit cannot see it, such as a reference type held in a
+    /// tracked property and mutated in place. Observation, `observe`, `onChange(of:)`,
+    /// `change(of:)` and `modifications(of:)` see the current value again; a Tester records no
+    /// change, since no value changed.
+    ///
+    /// ```swift
+    /// func appendToLog(_ line: String) {
+    ///     buffer.lines.append(line)   // `buffer` is a class instance in `@Tracked var buffer`
+    ///     node.touch(\.buffer)
+    /// }
+    /// ```
+    ///
+    /// - Parameter keyPath: A tracked property, or any key path over the model: every tracked
+    ///   property it reads is touched.
+    /// - Note: Inside a transaction, observers hear of it once, when the transaction ends.
+    public func touch<Value>(
+        _ keyPath: KeyPath<M, Value> & Sendable,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) {
+        guard let context = context(for: "touch", fileID: fileID, filePath: filePath, line: line, column: column),
+              let model = context.liveModel(M.self)
+        else { return }
+        let (_, reads) = AccessRecording.recording { _ = model[keyPath: keyPath] }
+        context.touch(reads)
+    }
+}
+
+extension Context {
+    /// Queues a touch of each property in `reads` for the end of a section.
+    final func touch(_ reads: [AccessRecording.Read]) {
+        hierarchy.withSection {
+            for read in reads where read.context.hierarchy === hierarchy && read.context.state.isLive {
+                var change = PendingChange(context: read.context, index: read.index, old: nil, new: nil)
+                change.isTouch = true
+                hierarchy.pendingChanges.append(change)
+            }
+        }
+    }
+}

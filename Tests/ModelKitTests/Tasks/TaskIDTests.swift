@@ -1,0 +1,99 @@
+import ModelKit
+import Testing
+
+/// A search field: `task(id: query)` restarts the search on each distinct query.
+private struct Search: Model {
+    var node = ModelNode<Self>()
+    let log: Log
+    let gate: Gate
+    @Tracked var query = ""
+    @Tracked var other = 0
+
+    func onActivate() {
+        node.task(id: query) { [log, gate] query in
+            log.add("start \(query)")
+            defer { log.add("end \(query)") }
+            if query == "wait" { await gate.enter() }
+            await waitForCancellation()
+        }
+    }
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track(\.$query)
+        r.track(\.$other)
+    }
+}
+
+/// `node.task(id:)` (API.md section 9).
+@Suite struct TaskIDTests {
+    @Test func runsAtOnceWithTheCurrentValueAndRestartsOnEachChange() async {
+        let log = Log()
+        let search = Search(log: log, gate: Gate()).withAnchor()
+        #expect(await log.waitFor("start "))
+        search.query = "a"
+        #expect(await log.waitFor("start a"))
+        search.query = "ab"
+        #expect(await log.waitFor("start ab"))
+        #expect(log.all == ["start ", "end ", "start a", "end a", "start ab"])
+    }
+
+    @Test func thePreviousRunHasUnwoundBeforeTheNextStarts() async {
+        let log = Log()
+        let gate = Gate()
+        let search = Search(log: log, gate: gate).withAnchor()
+        search.query = "wait"
+        #expect(await log.waitFor("start wait"))
+        search.query = "next"
+        // The run for "wait" ignores cancellation until the gate opens: "next" must not start before.
+        #expect(log.count(of: "start next") == 0)
+        gate.open()
+        #expect(await log.waitFor("start next"))
+        let all = log.all
+        #expect(all.firstIndex(of: "end wait")! < all.firstIndex(of: "start next")!)
+    }
+
+    @Test func anEqualValueOrAnotherPropertyDoesNotRestart() async {
+        let log = Log()
+        let search = Search(log: log, gate: Gate()).withAnchor()
+        search.query = "a"
+        #expect(await log.waitFor("start a"))
+        search.query = "a"
+        search.other = 1
+        search.query = "b"
+        #expect(await log.waitFor("start b"))
+        #expect(log.count(of: "start a") == 1)
+    }
+
+    @Test func removingTheModelCancelsTheRunningBody() async {
+        let log = Log()
+        let root = TreeModel("root", log: Log()).withAnchor()
+        let holder = TreeModel("holder", log: Log())
+        root.child = holder
+        holder.node.task(id: holder.value) { value in
+            log.add("start \(value)")
+            defer { log.add("end \(value)") }
+            await waitForCancellation()
+        }
+        #expect(await log.waitFor("start 0"))
+        root.child = nil
+        #expect(await log.waitFor("end 0"))
+        #expect(log.all == ["start 0", "end 0"])
+    }
+
+    @Test func errorsGoToTheCatchHandler() async {
+        struct Failure: Error {}
+        let log = Log()
+        let model = CounterModel().withAnchor()
+        model.node.task(id: model.count) { count in
+            if count == 1 { throw Failure() }
+            log.add("ran \(count)")
+        } catch: { _ in
+            log.add("caught")
+        }
+        #expect(await log.waitFor("ran 0"))
+        model.count = 1
+        #expect(await log.waitFor("caught"))
+        model.count = 2
+        #expect(await log.waitFor("ran 2"))
+    }
+}
