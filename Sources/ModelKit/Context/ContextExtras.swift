@@ -9,6 +9,8 @@ final class ContextExtras {
     @exclusivity(unchecked) var propertyObservers: [Int: [PropertyObserver]] = [:]
     /// Observers owned by this context (they may be registered on other contexts too).
     @exclusivity(unchecked) var ownedObservers: [PropertyObserver] = []
+    /// Memoized values (`node.memoize`), in creation order; entry `i` is property `schema.count + i`.
+    @exclusivity(unchecked) var memos: [MemoEntry] = []
     /// Listeners of events sent to this context.
     @exclusivity(unchecked) var eventListeners: [EventListener] = []
 

@@ -45,14 +45,15 @@ class AnySchema: Observable, @unchecked Sendable {
         self.retiresValues = retiresValues
         self.usesInstanceIdentity = usesInstanceIdentity
         self.cellOffsets = cellOffsets
-        self.observationKeyPaths = names.indices.map { \AnySchema.[property: $0] }
+        // Past the properties: the indices of memoized values (`node.memoize`), a few built ahead.
+        self.observationKeyPaths = (0..<(names.count + Self.prebuiltMemoKeyPaths)).map { \AnySchema.[property: $0] }
     }
 
     var count: Int { names.count }
 
     @inline(__always)
     final func isChildSlot(_ index: Int) -> Bool {
-        index < 64 ? childSlotMask & (1 << UInt64(index)) != 0 : childSlotFlags[index]
+        index < 64 ? childSlotMask & (1 << UInt64(index)) != 0 : index < childSlotFlags.count && childSlotFlags[index]
     }
 
     final func name(_ index: Int) -> String {
@@ -74,9 +75,12 @@ class AnySchema: Observable, @unchecked Sendable {
     /// Identifies property `index` to Observation; never called for its value.
     subscript(property index: Int) -> Int { index }
 
+    /// How many observation key paths past the properties are built with the schema.
+    static let prebuiltMemoKeyPaths = 8
+
     @inline(__always)
     final func observationKeyPath(_ index: Int) -> KeyPath<AnySchema, Int> {
-        observationKeyPaths[index]
+        index < observationKeyPaths.count ? observationKeyPaths[index] : \AnySchema.[property: index]
     }
 
     /// The cells of `model` (an instance of this schema's type), in registration order.

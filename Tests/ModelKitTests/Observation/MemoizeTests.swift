@@ -1,0 +1,115 @@
+import ModelKit
+import Observation
+import Testing
+
+/// A model with memoized derived values, counting how often each is computed.
+private struct Inventory: Model {
+    var node = ModelNode<Self>()
+    let evaluations = Locked(0)
+    @Tracked var counts: [Int] = []
+    @Tracked var note = ""
+
+    var total: Int {
+        node.memoize {
+            evaluations.withLock { $0 += 1 }
+            return counts.reduce(0, +)
+        }
+    }
+
+    var isLarge: Bool {
+        node.memoize(for: "isLarge") { counts.reduce(0, +) > 10 }
+    }
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track(\.$counts)
+        r.track(\.$note)
+    }
+}
+
+/// `node.memoize` and `resetMemoization(for:)` (API.md section 9).
+@Suite struct MemoizeTests {
+    @Test func computedOnceThenCached() {
+        let inventory = Inventory().withAnchor()
+        inventory.counts = [1, 2]
+        #expect(inventory.total == 3)
+        #expect(inventory.total == 3)
+        #expect(inventory.evaluations.value == 1)
+    }
+
+    @Test func computedAgainOncePerChangeOfWhatItRead() {
+        let inventory = Inventory().withAnchor()
+        _ = inventory.total
+        inventory.counts = [5]
+        inventory.note = "unrelated"
+        #expect(inventory.total == 5)
+        #expect(inventory.total == 5)
+        #expect(inventory.evaluations.value == 2)
+        inventory.node.transaction {
+            inventory.counts.append(1)
+            inventory.counts.append(1)
+        }
+        #expect(inventory.total == 7)
+        #expect(inventory.evaluations.value == 3, "a transaction is one change")
+    }
+
+    @Test func observersHearOnlyWhenTheMemoizedValueChanges() {
+        let inventory = Inventory().withAnchor()
+        inventory.counts = [1]
+        let fired = Locked(0)
+        withObservationTracking { _ = inventory.isLarge } onChange: { fired.withLock { $0 += 1 } }
+        inventory.counts = [2]
+        inventory.counts = [3, 4]
+        #expect(fired.value == 0, "the inputs changed, the value did not")
+        inventory.counts = [20]
+        #expect(fired.value == 1)
+        #expect(inventory.isLarge)
+    }
+
+    @Test func onChangeOverAMemoizedValueFollowsIt() {
+        let inventory = Inventory().withAnchor()
+        let log = Log()
+        inventory.node.onChange(of: inventory.total) { old, new in log.add("\(old) → \(new)") }
+        inventory.counts = [1]
+        inventory.counts = [1, 1]
+        #expect(log.all == ["0 → 1", "1 → 2"])
+    }
+
+    @Test func insideATransactionAReadSeesTheWritesBeforeIt() {
+        let inventory = Inventory().withAnchor()
+        #expect(inventory.total == 0)
+        let seen = inventory.node.transaction {
+            inventory.counts = [4]
+            return inventory.total
+        }
+        #expect(seen == 4)
+        #expect(inventory.total == 4)
+    }
+
+    @Test func onAModelNotAnchoredItRunsEveryTime() {
+        let inventory = Inventory()
+        inventory.counts = [1]
+        #expect(inventory.total == 1)
+        #expect(inventory.total == 1)
+        #expect(inventory.evaluations.value == 2)
+    }
+
+    @Test func resetMakesTheNextReadComputeAgain() {
+        let inventory = Inventory().withAnchor()
+        #expect(inventory.isLarge == false)
+        inventory.node.resetMemoization(for: "isLarge")
+        inventory.node.resetMemoization(for: "never used")
+        inventory.counts = [50]
+        #expect(inventory.isLarge)
+    }
+
+    @Test func concurrentReadsAndWritesStayConsistent() async {
+        let inventory = Inventory().withAnchor()
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { for i in 0..<200 { inventory.counts = [i] } }
+            group.addTask { for _ in 0..<200 { _ = inventory.total } }
+            group.addTask { for _ in 0..<200 { _ = inventory.isLarge } }
+        }
+        #expect(inventory.total == 199)
+        #expect(inventory.isLarge)
+    }
+}
