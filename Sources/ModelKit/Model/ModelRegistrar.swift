@@ -199,8 +199,8 @@ public struct ModelRegistrar<M: Model> {
     /// ```
     @inlinable
     public mutating func track<C>(_ keyPath: WritableKeyPath<M, Tracked<C>>, options: TrackOptions = [])
-    where C: ModelContainer & MutableCollection & RandomAccessCollection & RangeReplaceableCollection & Sendable,
-          C.Element: ModelContainer {
+    where C: ModelContainer & MutableCollection & RandomAccessCollection & RangeReplaceableCollection,
+          C: Sendable, C.Element: ModelContainer {
         append(nil, keyPath, options: options, visitChildren: Self.containerVisit(C.self))
     }
 
@@ -212,8 +212,8 @@ public struct ModelRegistrar<M: Model> {
     @inlinable
     public mutating func track<C>(
         _ name: String, _ keyPath: WritableKeyPath<M, Tracked<C>>, options: TrackOptions = []
-    ) where C: ModelContainer & MutableCollection & RandomAccessCollection & RangeReplaceableCollection & Sendable,
-            C.Element: ModelContainer {
+    ) where C: ModelContainer & MutableCollection & RandomAccessCollection & RangeReplaceableCollection,
+            C: Sendable, C.Element: ModelContainer {
         append(name, keyPath, options: options, visitChildren: Self.containerVisit(C.self))
     }
 
@@ -225,7 +225,9 @@ public struct ModelRegistrar<M: Model> {
 
     /// Unavailable: register the projected value, `\.$count`, not the value `\.count`.
     @available(*, unavailable, message: "pass the projected value of the @Tracked property: \\.$name, not \\.name")
-    public mutating func track<Value>(_ name: String, _ keyPath: KeyPath<M, Value>, options: TrackOptions = []) {}
+    public mutating func track<Value>(
+        _ name: String, _ keyPath: KeyPath<M, Value>, options: TrackOptions = []
+    ) {}
 
     // MARK: Visiting
 

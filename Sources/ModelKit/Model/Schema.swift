@@ -31,8 +31,8 @@ class AnySchema: Observable, @unchecked Sendable {
     private let observationKeyPaths: [KeyPath<AnySchema, Int>]
 
     init(
-        modelType: Any.Type, names: [String], options: [TrackOptions], childSlots: [Bool], retiresValues: Bool,
-        usesInstanceIdentity: Bool, cellOffsets: [Int]?
+        modelType: Any.Type, names: [String], options: [TrackOptions], childSlots: [Bool],
+        retiresValues: Bool, usesInstanceIdentity: Bool, cellOffsets: [Int]?
     ) {
         self.typeName = ModelKit.typeName(modelType)
         self.names = names
