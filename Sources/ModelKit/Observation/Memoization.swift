@@ -63,11 +63,18 @@ extension ModelNode {
         anchoredContext?.resetMemo(MemoKey(key))
     }
 
-    @usableFromInline
+    // Inlinable, so that reading a cached value is specialized for `Value` in the caller; only the
+    // lookup (non-generic) and the first computation are calls into ModelKit.
+    @inlinable
     func memoized<Value: Sendable>(
         _ key: MemoKey, isDuplicate: (@Sendable (Value, Value) -> Bool)?, _ expression: @escaping @Sendable () -> Value
     ) -> Value {
-        guard let context = anchoredContext, context.state.isLive else { return expression() }
+        guard let context = anchoredContext else { return expression() }
+        if let entry = context.lockCachedMemo(key, valueType: ObjectIdentifier(Value.self)) {
+            let value = unsafeDowncast(entry, to: TypedMemoEntry<Value>.self).value.unsafelyUnwrapped
+            context.unlockCachedMemo(entry)
+            return value
+        }
         return context.memoized(key, isDuplicate: isDuplicate, expression)
     }
 }
@@ -77,6 +84,21 @@ extension ModelNode {
 struct MemoKey: Hashable, Sendable {
     let site: Site?
     let custom: SendableHashable?
+
+    @usableFromInline
+    static func == (lhs: MemoKey, rhs: MemoKey) -> Bool {
+        if let left = lhs.site {
+            guard let right = rhs.site else { return false }
+            return left.file == right.file && left.line == right.line && left.column == right.column
+        }
+        return rhs.site == nil && lhs.custom == rhs.custom
+    }
+
+    @usableFromInline
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(site)
+        hasher.combine(custom)
+    }
 
     struct Site: Hashable, Sendable {
         let file: UInt
@@ -100,12 +122,13 @@ struct MemoKey: Hashable, Sendable {
 /// One memoized value of one model: an observer of the properties its expression read, which
 /// recomputes the value when they change and counts as property `index` of its model (past the
 /// tracked ones), so that observers of the value register on it rather than on its inputs.
+@usableFromInline
 class MemoEntry: PropertyObserver, @unchecked Sendable {
     let key: MemoKey
-    let index: Int
+    @usableFromInline let index: Int
     unowned(unsafe) let context: Context
     /// The value's type, to tell a key reused for another type.
-    let valueType: ObjectIdentifier
+    @usableFromInline let valueType: ObjectIdentifier
     // Safety: guarded by the hierarchy lock.
     let recorder = AccessRecorder(isObserverEvaluation: true)
 
@@ -124,9 +147,10 @@ class MemoEntry: PropertyObserver, @unchecked Sendable {
     func reset() {}
 }
 
+@usableFromInline
 final class TypedMemoEntry<Value: Sendable>: MemoEntry, @unchecked Sendable {
     // Safety: guarded by the hierarchy lock.
-    var value: Value?
+    @usableFromInline var value: Value?
     let expression: @Sendable () -> Value
     let isDuplicate: (@Sendable (Value, Value) -> Bool)?
 
@@ -167,23 +191,37 @@ final class TypedMemoEntry<Value: Sendable>: MemoEntry, @unchecked Sendable {
 }
 
 extension Context {
+    /// The entry holding a cached value of `valueType` under `key`, returned with the lock held
+    /// (release it with ``unlockCachedMemo(_:)``); nil, without the lock, when there is none or the
+    /// cache cannot be used (inside a section that changed something, or on a destructed model).
+    @usableFromInline
+    final func lockCachedMemo(_ key: MemoKey, valueType: ObjectIdentifier) -> MemoEntry? {
+        if lock.isHeldByCurrentThread { return nil }
+        lock.lock()
+        if state.isLive, let memos = extras?.memos {
+            for entry in memos where entry.key == key {
+                if entry.valueType == valueType, entry.hasValue { return entry }
+                break
+            }
+        }
+        lock.unlock()
+        return nil
+    }
+
+    /// Ends a read of a cached value: unlocks, then records the read of the memoized value.
+    @usableFromInline
+    final func unlockCachedMemo(_ entry: MemoEntry) {
+        let index = entry.index
+        lock.unlock()
+        didRead(index)
+    }
+
     @usableFromInline
     final func memoized<Value: Sendable>(
         _ key: MemoKey, isDuplicate: (@Sendable (Value, Value) -> Bool)?, _ expression: @escaping @Sendable () -> Value
     ) -> Value {
-        if lock.isHeldByCurrentThread {
-            // Inside a section that changed something, the cache may be behind its inputs.
-            if !hierarchy.pendingChanges.isEmpty { return expression() }
-        } else {
-            lock.lock()
-            if let entry = memo(key, Value.self), let value = entry.value {
-                let index = entry.index
-                lock.unlock()
-                didRead(index)
-                return value
-            }
-            lock.unlock()
-        }
+        // Inside a section that changed something, the cache may be behind its inputs.
+        if lock.isHeldByCurrentThread, !hierarchy.pendingChanges.isEmpty { return expression() }
         let (value, index): (Value, Int?) = hierarchy.withSection {
             guard state.isLive else { return (expression(), nil) }
             if let entry = memo(key, Value.self) {
