@@ -17,6 +17,9 @@ package final class Hierarchy: @unchecked Sendable {
     /// Contexts whose last place was removed during the current section.
     @exclusivity(unchecked) var orphans: [Context] = []
     @exclusivity(unchecked) var stampCounter: UInt64 = 0
+    /// Counts changes of the tree's shape (slots reconciled, models destructed): a model's cached
+    /// path is valid while it is unchanged.
+    @exclusivity(unchecked) var structureVersion: UInt64 = 0
     /// Stream deliveries collected by the current section.
     @exclusivity(unchecked) var deliveries: [Delivery] = []
     /// An empty buffer for `deliveries`, handed back by the thread that performed the last direct
