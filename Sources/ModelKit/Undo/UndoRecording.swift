@@ -35,7 +35,10 @@ final class UndoTracking {
     @inline(__always)
     func recordWrite<Value>(_ context: Context, _ index: Int, old: Value, new: Value) -> Bool {
         let hierarchy = context.hierarchy
-        guard hierarchy.depth == 1, !hierarchy.recordsEveryChange, !hierarchy.hasPendingWork else { return false }
+        // A child slot is reconciled on the full path (a compound update of one ends here too).
+        guard hierarchy.depth == 1, !hierarchy.recordsEveryChange, !hierarchy.hasPendingWork,
+              !context.schema.isChildSlot(index)
+        else { return false }
         guard tracks(index) else { return true }
         return history.pushDirectly(UndoChange(context: context, index: index, old: old, new: new))
     }
