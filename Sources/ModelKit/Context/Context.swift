@@ -280,9 +280,15 @@ final class Context: @unchecked Sendable {
     /// the section.
     @usableFromInline
     final func recordChangeAndEndSection<Value>(_ index: Int, old: Value, new: Value) {
-        if let undoTracking, observedMask == 0, undoTracking.recordWrite(self, index, old: old, new: new) {
-            endFastWrite(changedIndex: index)
-            return
+        if undoTracking != nil, observedMask == 0 {
+            // Safety: the context keeps its tracking alive, and only changes it under the lock we hold.
+            unowned(unsafe) let tracking = undoTracking.unsafelyUnwrapped
+            var dropped: UndoEntry?
+            if tracking.recordWrite(self, index, old: old, new: new, dropping: &dropped) {
+                endFastWrite(changedIndex: index)
+                withExtendedLifetime(dropped) {}
+                return
+            }
         }
         recordChangeInSection(index, old: old, new: new)
         hierarchy.endSection()

@@ -7,7 +7,7 @@
 final class UndoHistory: @unchecked Sendable {
     // Safety: the fields below are guarded by the hierarchy lock of `hierarchy` (see above).
     let limit: Int
-    @exclusivity(unchecked) private var undoEntries: [UndoEntry] = []
+    @exclusivity(unchecked) private var undoEntries = UndoEntryStack()
     @exclusivity(unchecked) private var redoEntries: [UndoEntry] = []
     /// The values last written to the stack's `canUndo` and `canRedo`.
     @exclusivity(unchecked) private var shownCanUndo = false
@@ -27,13 +27,14 @@ final class UndoHistory: @unchecked Sendable {
 
     // MARK: Recording (caller holds the lock)
 
-    /// Pushes a one-change entry of a one-write section without touching anything else: false when
-    /// the push would also clear redo entries, drop the oldest entry or change `canUndo` (then the
-    /// write takes the full path).
+    /// Pushes a one-change entry of a one-write section, handing the oldest entry it drops (at the
+    /// limit) to the caller to release after the lock. False, without pushing, when the push would
+    /// also clear redo entries or change `canUndo` (then the write takes the full path).
     @inline(__always)
-    func pushDirectly(_ change: UndoChange) -> Bool {
-        guard shownCanUndo, redoEntries.isEmpty, undoEntries.count < limit else { return false }
-        undoEntries.append(UndoEntry(change))
+    func pushDirectly(_ change: consuming UndoChange, dropping dropped: inout UndoEntry?) -> Bool {
+        guard shownCanUndo, redoEntries.isEmpty else { return false }
+        undoEntries.append(UndoEntry(consume change))
+        if undoEntries.count > limit { dropped = undoEntries.dropOldest() }
         return true
     }
 
@@ -44,18 +45,16 @@ final class UndoHistory: @unchecked Sendable {
             swap(&dropped, &redoEntries)
         }
         undoEntries.append(entry)
-        if undoEntries.count > limit {
-            dropped.append(contentsOf: undoEntries.prefix(undoEntries.count - limit))
-            undoEntries.removeFirst(undoEntries.count - limit)
+        while undoEntries.count > limit {
+            dropped.append(undoEntries.dropOldest())
         }
         release(dropped, in: hierarchy)
         updateFlags()
     }
 
     func removeAll(into dropped: inout [UndoEntry]) {
-        dropped.append(contentsOf: undoEntries)
+        dropped.append(contentsOf: undoEntries.removeAll())
         dropped.append(contentsOf: redoEntries)
-        undoEntries = []
         redoEntries = []
         hierarchy = nil
     }
@@ -83,25 +82,21 @@ final class UndoHistory: @unchecked Sendable {
 
     /// Undoes the newest entry that still applies (entries whose models are all gone are dropped).
     func undo(in hierarchy: Hierarchy) {
-        move(from: \.undoEntries, to: \.redoEntries, restoringOld: true, in: hierarchy)
+        move(restoringOld: true, in: hierarchy)
     }
 
     /// Redoes the newest undone entry that still applies.
     func redo(in hierarchy: Hierarchy) {
-        move(from: \.redoEntries, to: \.undoEntries, restoringOld: false, in: hierarchy)
+        move(restoringOld: false, in: hierarchy)
     }
 
-    private func move(
-        from source: ReferenceWritableKeyPath<UndoHistory, [UndoEntry]>,
-        to destination: ReferenceWritableKeyPath<UndoHistory, [UndoEntry]>,
-        restoringOld: Bool, in hierarchy: Hierarchy
-    ) {
+    private func move(restoringOld: Bool, in hierarchy: Hierarchy) {
         hierarchy.withSection {
             guard self.hierarchy === hierarchy, let undo = hierarchy.undo else { return }
             var dropped: [UndoEntry] = []
-            while let entry = self[keyPath: source].popLast() {
+            while let entry = restoringOld ? undoEntries.popLast() : redoEntries.popLast() {
                 if apply(entry, restoringOld: restoringOld, undo: undo) {
-                    self[keyPath: destination].append(entry)
+                    if restoringOld { redoEntries.append(entry) } else { undoEntries.append(entry) }
                     break
                 }
                 dropped.append(entry)
@@ -133,5 +128,44 @@ final class UndoHistory: @unchecked Sendable {
             applied = true
         }
         return applied
+    }
+}
+
+/// The undo side of a history: a stack whose oldest entries are dropped in amortized constant time
+/// (dropped slots are emptied and compacted away once they make up half the storage).
+struct UndoEntryStack {
+    private var entries: [UndoEntry] = []
+    private var start = 0
+
+    var count: Int { entries.count - start }
+    var isEmpty: Bool { count == 0 }
+
+    mutating func append(_ entry: consuming UndoEntry) {
+        entries.append(entry)
+    }
+
+    mutating func popLast() -> UndoEntry? {
+        guard count > 0 else { return nil }
+        return entries.removeLast()
+    }
+
+    /// Removes and returns the oldest entry. The stack is not empty.
+    mutating func dropOldest() -> UndoEntry {
+        // Moved out rather than copied: a copy would retain and release its context once more.
+        var oldest = UndoEntry.empty
+        swap(&oldest, &entries[start])
+        start += 1
+        if start >= 32 && start * 2 >= entries.count {
+            entries.removeFirst(start)
+            start = 0
+        }
+        return oldest
+    }
+
+    mutating func removeAll() -> [UndoEntry] {
+        let all = Array(entries[start...])
+        entries = []
+        start = 0
+        return all
     }
 }

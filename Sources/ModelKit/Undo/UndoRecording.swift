@@ -30,17 +30,22 @@ final class UndoTracking {
     }
 
     /// Records a plain write whose section holds nothing else and whose model has no observers:
-    /// pushes its entry directly, without a pending change. Returns false (recording nothing) when
+    /// pushes its entry directly, without a pending change (an entry dropped at the limit goes to
+    /// `dropped`, for the caller to release after the lock). Returns false (recording nothing) when
     /// the write needs the full section path instead. Caller holds the section, depth 1.
     @inline(__always)
-    func recordWrite<Value>(_ context: Context, _ index: Int, old: Value, new: Value) -> Bool {
-        let hierarchy = context.hierarchy
+    func recordWrite<Value>(
+        _ context: Context, _ index: Int, old: Value, new: Value, dropping dropped: inout UndoEntry?
+    ) -> Bool {
+        // Safety: the context keeps its hierarchy alive (and this tracking its history).
+        unowned(unsafe) let hierarchy = context.hierarchy
+        unowned(unsafe) let history = self.history
         // A child slot is reconciled on the full path (a compound update of one ends here too).
         guard hierarchy.depth == 1, !hierarchy.recordsEveryChange, !hierarchy.hasPendingWork,
               !context.schema.isChildSlot(index)
         else { return false }
         guard tracks(index) else { return true }
-        return history.pushDirectly(UndoChange(context: context, index: index, old: old, new: new))
+        return history.pushDirectly(UndoChange(context: context, index: index, old: old, new: new), dropping: &dropped)
     }
 }
 
@@ -60,6 +65,14 @@ struct UndoEntry: @unchecked Sendable {
     enum Changes {
         case single(UndoChange)
         case several([UndoChange])
+        /// A slot emptied by ``UndoEntryStack/dropOldest()``.
+        case none
+    }
+
+    static let empty = UndoEntry(changes: .none)
+
+    private init(changes: Changes) {
+        self.changes = changes
     }
 
     let changes: Changes
@@ -68,7 +81,7 @@ struct UndoEntry: @unchecked Sendable {
         self.changes = changes.count == 1 ? .single(changes[0]) : .several(changes)
     }
 
-    init(_ change: UndoChange) {
+    init(_ change: consuming UndoChange) {
         self.changes = .single(change)
     }
 
@@ -76,6 +89,7 @@ struct UndoEntry: @unchecked Sendable {
         switch changes {
         case .single(let change): [change]
         case .several(let changes): changes
+        case .none: []
         }
     }
 }
