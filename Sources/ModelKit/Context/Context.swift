@@ -275,25 +275,6 @@ final class Context: @unchecked Sendable {
         observedMask != 0 || undoTracking != nil || hierarchy.recordsEveryChange
     }
 
-    /// Records a write that needs a change record and ends its section. A one-write section whose
-    /// only recorder is undo pushes its entry directly (see `UndoTracking.recordWrite`). Caller holds
-    /// the section.
-    @usableFromInline
-    final func recordChangeAndEndSection<Value>(_ index: Int, old: Value, new: Value) {
-        if undoTracking != nil, observedMask == 0 {
-            // Safety: the context keeps its tracking alive, and only changes it under the lock we hold.
-            unowned(unsafe) let tracking = undoTracking.unsafelyUnwrapped
-            var dropped: UndoEntry?
-            if tracking.recordWrite(self, index, old: old, new: new, dropping: &dropped) {
-                endFastWrite(changedIndex: index)
-                withExtendedLifetime(dropped) {}
-                return
-            }
-        }
-        recordChangeInSection(index, old: old, new: new)
-        hierarchy.endSection()
-    }
-
     /// Whether a compound update of property `index` can end on the fast path. Caller holds the lock.
     @usableFromInline
     final func canEndFastModify(_ index: Int) -> Bool {

@@ -97,17 +97,6 @@ class AnyCell: @unchecked Sendable {
     /// A new unbound cell holding a copy of the current value, with the models in it frozen unless
     /// `freezingChildren` is false.
     func frozenCopy(freezingChildren: Bool) -> AnyCell { fatalError("abstract") }
-
-    /// Writes `value` (a value of the cell's type) through the normal write path: undo restoring a
-    /// value. The caller holds the hierarchy for a section.
-    func restore(_ value: Any) {}
-
-    /// Whether two values of the cell's type are equal (false when the type is not `Equatable`).
-    func isEqualAny(_ lhs: Any, _ rhs: Any) -> Bool { false }
-
-    /// A new unbound cell holding the current value with its models detached (see `detached(_:)`,
-    /// Undo/DetachedCopy.swift). The caller holds the guarding lock.
-    func detachedCopy() -> AnyCell { fatalError("abstract") }
 }
 
 /// The storage of one tracked property of type `Value`.
@@ -380,20 +369,6 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
             current = unboundLock.withShortLock { value }
         }
         return makeCell(freezingChildren ? freeze(current) : current)
-    }
-
-    override final func restore(_ value: Any) {
-        guard let value = value as? Value else { return }
-        write(value)
-    }
-
-    override final func isEqualAny(_ lhs: Any, _ rhs: Any) -> Bool {
-        guard let lhs = lhs as? Value, let rhs = rhs as? Value else { return false }
-        return isEqual(lhs, rhs)
-    }
-
-    override final func detachedCopy() -> AnyCell {
-        makeCell(detached(value))
     }
 }
 

@@ -16,7 +16,7 @@ extension Model {
         var copy = self
         copy.node = ModelNode(box: NodeBox(id: node.box.id))
         for property in schema.properties {
-            property.replaceCell(&copy, property.cellOf(self).detachedCopy())
+            property.replaceCell(&copy, property.cellOf(self).undoable.detachedCopy())
         }
         return copy
     }

@@ -123,7 +123,7 @@ final class UndoHistory: @unchecked Sendable {
                 value = undo.reviving(value, revived: &revived)
             }
             undo.isRestoring = true
-            cell.restore(value)
+            cell.undoable.restore(value)
             undo.noteRevived(revived)
             applied = true
         }

@@ -147,7 +147,7 @@ final class HierarchyUndo {
                   let old = change.old, let new = change.new
             else { continue }
             // Coalesced writes of a transaction may end where they began.
-            if let cell = context.cell(change.index), cell.isEqualAny(old, new) { continue }
+            if let cell = context.cell(change.index), cell.undoable.isEqualAny(old, new) { continue }
             let undoChange = UndoChange(context: context, index: change.index, old: old, new: new)
             if let position = groups.firstIndex(where: { $0.history === tracking.history }) {
                 groups[position].changes.append(undoChange)
@@ -236,6 +236,25 @@ private func detachedModel<M: Model>(_ model: M) -> any Model {
 }
 
 extension Context {
+    /// Records a write that needs a change record and ends its section. A one-write section whose
+    /// only recorder is undo pushes its entry directly (see `UndoTracking.recordWrite`). Caller holds
+    /// the section.
+    @usableFromInline
+    final func recordChangeAndEndSection<Value>(_ index: Int, old: Value, new: Value) {
+        if undoTracking != nil, observedMask == 0 {
+            // Safety: the context keeps its tracking alive, and only changes it under the lock we hold.
+            unowned(unsafe) let tracking = undoTracking.unsafelyUnwrapped
+            var dropped: UndoEntry?
+            if tracking.recordWrite(self, index, old: old, new: new, dropping: &dropped) {
+                endFastWrite(changedIndex: index)
+                withExtendedLifetime(dropped) {}
+                return
+            }
+        }
+        recordChangeInSection(index, old: old, new: new)
+        hierarchy.endSection()
+    }
+
     /// Makes property `index` record undo entries into `history`. Caller holds the section.
     final func trackUndo(_ indices: [Int], history: UndoHistory) {
         if hierarchy.undo == nil { hierarchy.undo = HierarchyUndo(hierarchy: hierarchy) }
