@@ -51,6 +51,8 @@ package final class Hierarchy: @unchecked Sendable {
     @exclusivity(unchecked) var eventListenerCount = 0
     @exclusivity(unchecked) var reportedMissingDependencies: Set<ObjectIdentifier> = []
     @exclusivity(unchecked) var root: Context?
+    /// Undo's state, once a model of the hierarchy tracks undo (Undo/UndoRecording.swift).
+    @exclusivity(unchecked) var undo: HierarchyUndo?
     @exclusivity(unchecked) var isTornDown = false
 
     init(testing: TestingSupport? = nil, lockRank: HierarchyLock.Rank = .hierarchy) {
@@ -109,7 +111,10 @@ package final class Hierarchy: @unchecked Sendable {
                 let candidates = orphans
                 orphans = []
                 var batch = TeardownBatch()
+                // Undo keeps what a removed child held, to bring it back (before `destruct` drops it).
+                let undo = self.undo?.snapshotsRemovals(pendingChanges) == true ? self.undo : nil
                 for context in candidates where context.places.isEmpty && !context.isRoot && context.state.isLive {
+                    undo?.snapshot(context)
                     context.destruct(into: &batch)
                 }
                 if !batch.isEmpty { teardowns.append(.teardown(batch)) }
@@ -155,6 +160,7 @@ package final class Hierarchy: @unchecked Sendable {
         let isSingle = changes.count == 1
         let changes = isSingle ? changes : PendingChange.coalesced(changes)
         if !modificationListeners.isEmpty { collectModifications(changes) }
+        if let undo { undo.record(changes) }
         // An observer of several changed properties is evaluated once. (One property's observers
         // are distinct, so a single change needs no bookkeeping.)
         var evaluated: [ObjectIdentifier] = []
@@ -294,6 +300,7 @@ package final class Hierarchy: @unchecked Sendable {
                 context.destruct(into: &batch)
             }
             dependencyModels = [:]
+            undo?.tearDown()
             resolvedDefaults = DependencyList()
             root = nil
             if !batch.isEmpty { pendingActions.append(.teardown(batch)) }
