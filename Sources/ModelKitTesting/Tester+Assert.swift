@@ -141,18 +141,24 @@ extension Tester {
                 }
                 return true
             }
-            if ContinuousClock.now >= deadline && !hadLastChance && !Task.isCancelled {
-                // Before failing, let work that was ready but starved of a thread run once more.
+            let timedOut = ContinuousClock.now >= deadline || Task.isCancelled
+            if timedOut && !hadLastChance && !Task.isCancelled {
+                // Before failing, run the hierarchy's jobs that are ready but were starved of a thread.
                 hadLastChance = true
-                for _ in 0..<100 { await Task.yield() }
+                await state.executor.settle(until: deadline)
                 continue
             }
-            if ContinuousClock.now >= deadline || Task.isCancelled {
+            if timedOut {
                 let message = kind == .assert
                     ? FailureMessages.assertionFailed(evaluation, timeout: timeout)
                     : FailureMessages.unwrapFailed(evaluation, timeout: timeout)
                 state.fail(message, at: location)
                 return false
+            }
+            if !state.executor.isIdle {
+                // The hierarchy has work to do: let it run until it waits for something.
+                await state.executor.settle(until: deadline)
+                continue
             }
             await Activity.shared.wait(after: generation, until: deadline)
         }

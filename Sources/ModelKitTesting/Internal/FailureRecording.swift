@@ -19,6 +19,11 @@ enum FailureRecording {
         Test.current.map { String(describing: $0.id) } ?? "XCTest"
     }
 
+    /// The name of the Swift Testing test running on this task (`incrementing()`), if any.
+    static var currentTestName: String? {
+        Test.current.map { $0.displayName ?? $0.name }
+    }
+
     /// Whether this process is an XCTest runner (`swift test`'s test bundle, or Xcode's `xctest`).
     private static let isXCTestProcess: Bool = {
         let executable = CommandLine.arguments.first ?? ""

@@ -30,12 +30,22 @@ final class TesterState: HierarchyHook, Sendable {
     let workEnded = DispatchSemaphore(value: 0)
     /// The test this tester belongs to, for routing reports that do not name a hierarchy.
     let testKey: String
+    /// The name of the running Swift Testing test, if any, for output printed outside a failure.
+    let testName: String?
+    /// Where the hierarchy's tasks run.
+    let executor = TesterExecutor()
 
     init(exhaustivity: Exhaustivity, location: SourceLocation) {
         self.log = Protected(Log(exhaustivity: exhaustivity))
         self.location = location
         self.usesSwiftTesting = FailureRecording.isSwiftTestingRunning
         self.testKey = TestingIssueRouting.testerStarted(at: location)
+        self.testName = FailureRecording.currentTestName
+    }
+
+    /// The tester's timeout, for waits that do not take one (a `TestClock` settling the hierarchy).
+    var timeout: Duration {
+        log.withLock { $0.timeout }
     }
 
     // MARK: HierarchyHook
@@ -107,4 +117,31 @@ final class AssertScope {
     var readMarks: [Int] = []
 
     static let current = ThreadLocal<AssertScope>()
+}
+
+/// The live testers of each running test, so that a `TestClock` advanced by the test can settle the
+/// hierarchies it drives before it moves time.
+enum LiveTesters {
+    private struct WeakState: Sendable {
+        weak var state: TesterState?
+    }
+
+    private static let byTest = Protected<[String: [WeakState]]>([:])
+
+    static func add(_ state: TesterState) {
+        byTest.withLock { $0[state.testKey, default: []].append(WeakState(state: state)) }
+    }
+
+    static func remove(_ state: TesterState) {
+        byTest.withLock { tests in
+            let remaining = (tests[state.testKey] ?? []).filter { $0.state != nil && $0.state !== state }
+            tests[state.testKey] = remaining.isEmpty ? nil : remaining
+        }
+    }
+
+    /// The live testers of the test running on this task.
+    static var ofCurrentTest: [TesterState] {
+        let key = FailureRecording.currentTestKey
+        return byTest.withLock { ($0[key] ?? []).compactMap(\.state) }
+    }
 }
