@@ -19,7 +19,7 @@ extension Tester {
             if exhaustivity.contains(.state) {
                 state.fail(FailureMessages.unassertedState(lines), at: location)
             } else if showSkipped {
-                print(FailureMessages.skipped("State changes", lines))
+                state.printSkipped(FailureMessages.skipped("State changes", lines, test: state.testName, at: state.location))
             }
         }
         if !events.isEmpty {
@@ -27,7 +27,7 @@ extension Tester {
             if exhaustivity.contains(.events) {
                 state.fail(FailureMessages.unassertedEvents(lines), at: location)
             } else if showSkipped {
-                print(FailureMessages.skipped("Events", lines))
+                state.printSkipped(FailureMessages.skipped("Events", lines, test: state.testName, at: state.location))
             }
         }
         if !probeCalls.isEmpty {
@@ -35,7 +35,7 @@ extension Tester {
             if exhaustivity.contains(.probes) {
                 state.fail(FailureMessages.unassertedProbeCalls(lines), at: location)
             } else if showSkipped {
-                print(FailureMessages.skipped("Probe calls", lines))
+                state.printSkipped(FailureMessages.skipped("Probe calls", lines, test: state.testName, at: state.location))
             }
         }
     }
@@ -69,6 +69,7 @@ extension Model {
             return false
         }
         let scope = AssertScope.current.value
+        if let scope { scope.eventChecks.insert(scope.currentPredicate) }
         let match = state.log.withLock { log -> UInt64? in
             log.events.first { entry in
                 entry.record.senderID == sender

@@ -140,7 +140,10 @@ public final class Tester: Sendable {
                 state.fail(FailureMessages.taskStillRunning(task), at: task.location)
             }
         } else if showSkippedAssertions, !tasks.isEmpty {
-            print(FailureMessages.skipped("Tasks still running", tasks.map { "\($0.modelType) task started at \($0.location)" }))
+            state.printSkipped(FailureMessages.skipped(
+                "Tasks still running", tasks.map { "\($0.modelType) task started at \($0.location)" },
+                test: state.testName, at: state.location
+            ))
         }
         hierarchy.cancel(tasks)
         checkExhaustivity(upTo: .max, at: state.location)

@@ -17,6 +17,8 @@ final class TesterState: HierarchyHook, Sendable {
         var exhaustivity: Exhaustivity
         var timeout: Duration = .seconds(1)
         var showSkippedAssertions = false
+        /// Where `showSkippedAssertions` output goes (standard output; tests capture it).
+        var printSkipped: @Sendable (String) -> Void = { print($0) }
         var deferredFailures: [(message: String, location: SourceLocation)] = []
         var isFinished = false
     }
@@ -82,6 +84,20 @@ final class TesterState: HierarchyHook, Sendable {
         }
     }
 
+    func printSkipped(_ text: String) {
+        let printer = log.withLock { $0.printSkipped }
+        printer(text)
+    }
+
+    /// Records a failure and throws an error the test framework does not report again.
+    func failAndThrow(_ message: String, at location: SourceLocation) throws -> Never {
+        if usesSwiftTesting && !FailureRecording.isSwiftTestingRunning {
+            fail(message, at: location)
+            throw UnwrapError(description: message)
+        }
+        try FailureRecording.recordThrowing(message, at: location)
+    }
+
     /// Records the failures kept while no test task was current. Call from the test's task.
     func flushDeferredFailures() {
         let failures = log.withLock { log -> [(message: String, location: SourceLocation)] in
@@ -112,9 +128,15 @@ final class AssertScope {
     var matchedEvents: Set<UInt64> = []
     var matchedProbeCalls: Set<UInt64> = []
     var matchedProbes: [TestProbe] = []
-    var consultedProbes: [TestProbe] = []
+    /// The probes each predicate asked about, matched or not, for failure messages.
+    var consultedProbes: [(predicate: Int, probe: TestProbe)] = []
+    /// The predicates that asked whether an event was sent.
+    var eventChecks: Set<Int> = []
     /// The read count after each expression of an assertion builder.
     var readMarks: [Int] = []
+
+    /// The index of the predicate being evaluated.
+    var currentPredicate: Int { readMarks.count }
 
     static let current = ThreadLocal<AssertScope>()
 }
