@@ -4,15 +4,20 @@ import ModelKit
 enum FailureMessages {
     // MARK: Exhaustivity
 
-    static func unassertedState(_ lines: [String]) -> String {
-        """
-        State changes were not asserted:
+    static func unasserted(_ category: ChangeCategory, _ lines: [String]) -> String {
+        let option = switch category {
+        case .state: "state assertions: `tester.exhaustivity.remove(.state)`"
+        case .environment: "environment assertions: `tester.exhaustivity.remove(.environment)`"
+        case .preferences: "preference assertions: `tester.exhaustivity.remove(.preferences)`"
+        }
+        return """
+        \(category.title) were not asserted:
 
         \(indented(lines))
 
         To fix, either:
           • Assert the new values in a `tester.assert { … }` after the action that changes them.
-          • Or stop requiring state assertions: `tester.exhaustivity.remove(.state)`.
+          • Or stop requiring \(option).
         """
     }
 
