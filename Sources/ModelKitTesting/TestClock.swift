@@ -146,7 +146,7 @@ public final class TestClock: Clock, Sendable {
 
     /// Lets the tasks of the tested hierarchies run until each waits for something, passing until
     /// every executor is idle at once (a job of one may give work to another).
-    private func settleTestedHierarchies() async {
+    private func settleTestedHierarchies(isolation: isolated (any Actor)? = #isolation) async {
         let testers = LiveTesters.ofCurrentTest
         var executors = testers.map(\.executor)
         let sleptHere = state.withLock { state -> [TesterExecutor] in

@@ -101,6 +101,7 @@ public final class Tester: Sendable {
     /// - Parameter timeout: The longest it waits (default ``timeout``), for a task that never stops
     ///   running (a loop of `Task.yield()`).
     public func settle(timeout: Duration? = nil, isolation: isolated (any Actor)? = #isolation) async {
+        guard !state.executor.isIdle else { return }
         await state.executor.settle(until: ContinuousClock.now + (timeout ?? self.timeout))
     }
 

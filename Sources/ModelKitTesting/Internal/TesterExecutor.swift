@@ -96,7 +96,7 @@ final class TesterExecutor: TaskExecutor, Sendable {
 
     /// Returns once no job is queued or running, or at `deadline`. Runs queued jobs on the calling
     /// thread while no other runner holds the executor; otherwise waits for the runner to finish.
-    func settle(until deadline: ContinuousClock.Instant) async {
+    func settle(until deadline: ContinuousClock.Instant, isolation: isolated (any Actor)? = #isolation) async {
         while true {
             var ran = 0
             while let job = state.withLock({ $0.takeJob() }) {
@@ -112,7 +112,7 @@ final class TesterExecutor: TaskExecutor, Sendable {
 
     /// Waits until the running job ends with nothing queued (or the job ends and a queued one is left
     /// for the caller to run), or the deadline.
-    private func waitUntilIdle(or deadline: ContinuousClock.Instant) async {
+    private func waitUntilIdle(or deadline: ContinuousClock.Instant, isolation: isolated (any Actor)? = #isolation) async {
         let id = state.withLock { state -> Int in
             state.nextWaiter += 1
             return state.nextWaiter
