@@ -26,6 +26,44 @@ func testerScenarios() -> [Scenario] {
                 },
             ]
         },
+        .timed("tester: settle() on a quiescent hierarchy") {
+            [
+                Variant("ModelKit: await tester.settle(), no task runnable", target: Target(.microseconds(20))) { n in
+                    let (model, tester) = Pair().andTester()
+                    model.a = 1
+                    await tester.assert(model.a == 1)
+                    let elapsed = await measure {
+                        for _ in 1...n {
+                            await tester.settle()
+                        }
+                    }
+                    await tester.finish()
+                    return elapsed
+                },
+            ]
+        },
+        .timed("tester: 1,000 TestClock ticks, each followed by an assert", iterations: .fixed(5)) {
+            [
+                Variant(
+                    "ModelKit: await clock.advance(by: 1 s); await tester.assert(m.ticks == i), 1,000 times",
+                    target: Target(.milliseconds(100))
+                ) { n in
+                    var total = Duration.zero
+                    for _ in 0..<n {
+                        let clock = TestClock()
+                        let (ticker, tester) = TickingModel().andTester { $0.continuousClock = clock }
+                        total += await measure {
+                            for tick in 1...1_000 {
+                                await clock.advance(by: .seconds(1))
+                                await tester.assert(ticker.ticks == tick)
+                            }
+                        }
+                        await tester.finish()
+                    }
+                    return total
+                },
+            ]
+        },
         .timed("tester: assert waiting for a task's 5 ms of work", iterations: .fixed(10)) {
             let work = Duration.milliseconds(5)
             let baseline = "the work alone: await Task.detached { 5 ms }.value"
@@ -80,6 +118,22 @@ func testerScenarios() -> [Scenario] {
             ]
         },
     ]
+}
+
+/// Counts the ticks of a one-second timer on the model's clock, started in `onActivate`.
+private struct TickingModel: Model {
+    var node = ModelNode<Self>()
+    @Tracked var ticks = 0
+
+    func onActivate() {
+        node.forEach(node.continuousClock.timer(interval: .seconds(1))) { _ in
+            ticks += 1
+        }
+    }
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track("ticks", \.$ticks)
+    }
 }
 
 /// Runs `body` with standard error sent to /dev/null (the expected failure messages of a row).

@@ -3,6 +3,10 @@
 /// ```swift
 /// let (model, tester) = AppModel().andTester(exhaustivity: [.state, .events])
 /// tester.exhaustivity = .off     // assert only what you choose
+/// await tester.withExhaustivity(.off) {
+///     model.importTapped()       // a step whose details this test does not check
+///     await tester.assert(model.isImported)
+/// }
 /// ```
 public struct Exhaustivity: OptionSet, Hashable, Sendable {
     public let rawValue: UInt8
@@ -19,9 +23,14 @@ public struct Exhaustivity: OptionSet, Hashable, Sendable {
     public static let tasks = Exhaustivity(rawValue: 1 << 2)
     /// Every call of an installed ``TestProbe`` must be asserted.
     public static let probes = Exhaustivity(rawValue: 1 << 3)
+    /// Every environment value a model sets must be asserted (see `Documentation/Testing.md`; there is
+    /// nothing to check until models have an environment).
+    public static let environment = Exhaustivity(rawValue: 1 << 4)
+    /// Every preference a model contributes must be asserted (as for ``environment``).
+    public static let preferences = Exhaustivity(rawValue: 1 << 5)
 
     /// Everything (the default).
-    public static let full: Exhaustivity = [.state, .events, .tasks, .probes]
+    public static let full: Exhaustivity = [.state, .events, .tasks, .probes, .environment, .preferences]
     /// Nothing: only what the test asserts is checked.
     public static let off: Exhaustivity = []
 }

@@ -44,10 +44,33 @@ public final class TestClock: Clock, Sendable {
         let continuation: CheckedContinuation<Void, any Error>
     }
 
+    private struct WeakExecutor {
+        weak var executor: TesterExecutor?
+    }
+
     private struct State {
         var now = Instant()
         var nextID = 0
         var sleepers: [Sleeper] = []
+        /// The executors of the tested hierarchies whose tasks slept on this clock.
+        var executors: [ObjectIdentifier: WeakExecutor] = [:]
+
+        /// Removes the sleeper due first (the earliest deadline, then the first to sleep) if it is due
+        /// by `deadline`, and moves `now` to its deadline; otherwise moves `now` to `deadline`.
+        mutating func takeDue(by deadline: Instant) -> Sleeper? {
+            var index: Int?
+            for candidate in sleepers.indices where sleepers[candidate].deadline <= deadline {
+                if let current = index, sleepers[current].deadline <= sleepers[candidate].deadline { continue }
+                index = candidate
+            }
+            guard let index else {
+                if now < deadline { now = deadline }
+                return nil
+            }
+            let sleeper = sleepers.remove(at: index)
+            if now < sleeper.deadline { now = sleeper.deadline }
+            return sleeper
+        }
     }
 
     private let state = Protected(State())
@@ -64,8 +87,12 @@ public final class TestClock: Clock, Sendable {
     /// Suspends until the clock is advanced to `deadline` (returns at once if it already is).
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
+        let executor = TesterExecutor.current.value
         let id = state.withLock { state -> Int in
             state.nextID += 1
+            if let executor, state.executors[ObjectIdentifier(executor)] == nil {
+                state.executors[ObjectIdentifier(executor)] = WeakExecutor(executor: executor)
+            }
             return state.nextID
         }
         try await withTaskCancellationHandler {
@@ -87,45 +114,55 @@ public final class TestClock: Clock, Sendable {
     }
 
     /// Moves time forward by `duration`, waking each sleeper whose deadline is reached, in deadline
-    /// order, and letting it run before moving on.
-    public func advance(by duration: Duration = .zero) async {
+    /// order, and letting its task run until it suspends again before waking the next.
+    ///
+    /// It first settles the tested hierarchies (see ``Tester/settle(timeout:isolation:)``), so a
+    /// sleep that a task is about to start is not missed; "the tested hierarchies" are those of the
+    /// testers of the running test and those whose tasks slept on this clock. Tasks that are not
+    /// under a tester are woken in order but not waited for.
+    public func advance(by duration: Duration = .zero, isolation: isolated (any Actor)? = #isolation) async {
         let target = now.advanced(by: duration)
         await advance(to: target)
     }
 
-    /// Moves time forward to `deadline`. See ``advance(by:)``.
-    public func advance(to deadline: Instant) async {
-        while true {
-            await yieldToWokenTasks()
-            let due = state.withLock { state -> Sleeper? in
-                guard let index = state.sleepers.indices.min(by: { state.sleepers[$0].deadline < state.sleepers[$1].deadline }),
-                      state.sleepers[index].deadline <= deadline
-                else {
-                    if state.now < deadline { state.now = deadline }
-                    return nil
-                }
-                let sleeper = state.sleepers.remove(at: index)
-                if state.now < sleeper.deadline { state.now = sleeper.deadline }
-                return sleeper
-            }
-            guard let due else { break }
+    /// Moves time forward to `deadline`. See ``advance(by:isolation:)``.
+    public func advance(to deadline: Instant, isolation: isolated (any Actor)? = #isolation) async {
+        await settleTestedHierarchies()
+        while let due = state.withLock({ $0.takeDue(by: deadline) }) {
             due.continuation.resume()
+            await settleTestedHierarchies()
         }
-        await yieldToWokenTasks()
     }
 
     /// Advances until no task is sleeping on the clock.
-    public func run() async {
+    public func run(isolation: isolated (any Actor)? = #isolation) async {
         while true {
-            await yieldToWokenTasks()
+            await settleTestedHierarchies()
             let latest = state.withLock { $0.sleepers.map(\.deadline).max() }
             guard let latest else { return }
             await advance(to: latest)
         }
     }
 
-    /// Gives tasks just woken a chance to run (and to sleep again) before time moves on.
-    private func yieldToWokenTasks() async {
-        for _ in 0..<20 { await Task.yield() }
+    /// Lets the tasks of the tested hierarchies run until each waits for something, passing until
+    /// every executor is idle at once (a job of one may give work to another).
+    private func settleTestedHierarchies(isolation: isolated (any Actor)? = #isolation) async {
+        let testers = LiveTesters.ofCurrentTest
+        var executors = testers.map(\.executor)
+        let sleptHere = state.withLock { state -> [TesterExecutor] in
+            state.executors = state.executors.filter { $0.value.executor != nil }
+            return state.executors.values.compactMap(\.executor)
+        }
+        for executor in sleptHere where !executors.contains(where: { $0 === executor }) {
+            executors.append(executor)
+        }
+        guard !executors.isEmpty else { return }
+        let timeout = testers.map(\.timeout).max() ?? .seconds(1)
+        let deadline = ContinuousClock.now + timeout
+        repeat {
+            for executor in executors {
+                await executor.settle(until: deadline)
+            }
+        } while executors.contains(where: { !$0.isIdle }) && ContinuousClock.now < deadline
     }
 }

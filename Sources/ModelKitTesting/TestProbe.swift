@@ -133,8 +133,8 @@ public final class TestProbe: Sendable {
     /// `predicate`; inside an assertion it is marked as matched.
     private func match(_ predicate: ([any Sendable]) -> Bool) -> Bool {
         let scope = AssertScope.current.value
-        if let scope, !scope.consultedProbes.contains(where: { $0 === self }) {
-            scope.consultedProbes.append(self)
+        if let scope, !scope.consultedProbes.contains(where: { $0.predicate == scope.currentPredicate && $0.probe === self }) {
+            scope.consultedProbes.append((scope.currentPredicate, self))
         }
         let calls = calls.value
         for call in calls where !call.isAsserted && !(scope?.matchedProbeCalls.contains(call.sequence) ?? false) {

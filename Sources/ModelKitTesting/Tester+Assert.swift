@@ -70,7 +70,9 @@ extension Tester {
         @AssertionBuilder _ conditions: () -> [Bool]
     ) async {
         let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-        _ = await waitFor(conditions, timeout: timeout, location: location, kind: .assert, isolation: isolation)
+        if let failure = await waitFor(conditions, timeout: timeout, location: location, kind: .assert, isolation: isolation) {
+            state.fail(failure, at: location)
+        }
     }
 
     /// Waits until `condition` holds. See ``assert(timeout:fileID:filePath:line:column:isolation:_:)``.
@@ -85,7 +87,9 @@ extension Tester {
         isolation: isolated (any Actor)? = #isolation
     ) async {
         let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-        _ = await waitFor({ [condition()] }, timeout: timeout, location: location, kind: .assert, isolation: isolation)
+        if let failure = await waitFor({ [condition()] }, timeout: timeout, location: location, kind: .assert, isolation: isolation) {
+            state.fail(failure, at: location)
+        }
     }
 
     /// Waits until `value` is not nil and returns it; what it read counts as asserted.
@@ -95,7 +99,9 @@ extension Tester {
     /// try await tester.unwrap(detail.destination?.deleteStandup)()
     /// ```
     ///
-    /// - Throws: ``UnwrapError`` when the value is still nil after the timeout (also a test failure).
+    /// - Throws: When the value is still nil after the timeout. The failure is reported once: under
+    ///   Swift Testing and XCTest the error thrown is their own "already recorded" error (that of
+    ///   `#require` and `XCTUnwrap`); elsewhere it is an ``UnwrapError``.
     public func unwrap<Value>(
         _ value: @autoclosure () -> Value?,
         timeout: Duration? = nil,
@@ -104,12 +110,12 @@ extension Tester {
     ) async throws -> Value {
         let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
         var result: Value?
-        let succeeded = await waitFor({
+        let failure = await waitFor({
             result = value()
             return [result != nil]
         }, timeout: timeout, location: location, kind: .unwrap, isolation: isolation)
-        guard succeeded, let result else {
-            throw UnwrapError(description: "The value was still nil after \(formatted(timeout ?? self.timeout)).")
+        guard let result else {
+            try state.failAndThrow(failure ?? "Unwrap failed.", at: location)
         }
         return result
     }
@@ -119,11 +125,12 @@ extension Tester {
         case unwrap
     }
 
-    /// The waiting loop shared by `assert` and `unwrap`. Returns whether the conditions held.
+    /// The waiting loop shared by `assert` and `unwrap`. Returns nil when the conditions held, else
+    /// the failure message (what it shows then counts as reported, and is not reported again).
     func waitFor(
         _ conditions: () -> [Bool], timeout: Duration?, location: SourceLocation, kind: WaitKind,
         isolation: isolated (any Actor)?
-    ) async -> Bool {
+    ) async -> String? {
         let timeout = timeout ?? self.timeout
         let deadline = ContinuousClock.now + timeout
         var hadLastChance = false
@@ -139,20 +146,22 @@ extension Tester {
                 if kind == .assert {
                     checkExhaustivity(upTo: startSequence, at: location)
                 }
-                return true
+                return nil
             }
-            if ContinuousClock.now >= deadline && !hadLastChance && !Task.isCancelled {
-                // Before failing, let work that was ready but starved of a thread run once more.
+            let timedOut = ContinuousClock.now >= deadline || Task.isCancelled
+            if timedOut && !hadLastChance && !Task.isCancelled {
+                // Before failing, run the hierarchy's jobs that are ready but were starved of a thread.
                 hadLastChance = true
-                for _ in 0..<100 { await Task.yield() }
+                await state.executor.settle(until: deadline)
                 continue
             }
-            if ContinuousClock.now >= deadline || Task.isCancelled {
-                let message = kind == .assert
-                    ? FailureMessages.assertionFailed(evaluation, timeout: timeout)
-                    : FailureMessages.unwrapFailed(evaluation, timeout: timeout)
-                state.fail(message, at: location)
-                return false
+            if timedOut {
+                return failure(of: evaluation, kind: kind, timeout: timeout, location: location)
+            }
+            if !state.executor.isIdle {
+                // The hierarchy has work to do: let it run until it waits for something.
+                await state.executor.settle(until: deadline)
+                continue
             }
             await Activity.shared.wait(after: generation, until: deadline)
         }
@@ -165,8 +174,10 @@ extension Tester {
         let matchedEvents: Set<UInt64>
         let matchedProbeCalls: Set<UInt64>
         let matchedProbes: [TestProbe]
-        /// The probes the conditions asked about, matched or not, for failure messages.
-        let consultedProbes: [TestProbe]
+        /// The probes each condition asked about, matched or not, for failure messages.
+        let consultedProbes: [(predicate: Int, probe: TestProbe)]
+        /// The conditions that asked whether an event was sent.
+        let eventChecks: Set<Int>
 
         /// The reads made while evaluating condition `index`.
         func reads(ofCondition index: Int) -> ArraySlice<ModelAccessRecorder.PropertyRead> {
@@ -186,8 +197,40 @@ extension Tester {
             results: results, reads: reads, readMarks: scope.readMarks,
             matchedEvents: scope.matchedEvents, matchedProbeCalls: scope.matchedProbeCalls,
             matchedProbes: scope.matchedProbes,
-            consultedProbes: scope.consultedProbes
+            consultedProbes: scope.consultedProbes, eventChecks: scope.eventChecks
         )
+    }
+
+    /// The message of a failed evaluation. What it shows (the state read, the events and probe calls
+    /// listed) counts as asserted from then on, so that the end of the test does not report it again.
+    private func failure(of evaluation: Evaluation, kind: WaitKind, timeout: Duration, location: SourceLocation) -> String {
+        markAsserted(evaluation)
+        switch kind {
+        case .unwrap:
+            let source = PredicateSource.predicates(at: location, count: 1)?.first
+            return FailureMessages.unwrapFailed(evaluation, source: source, timeout: timeout)
+        case .assert:
+            let failing = evaluation.results.indices.filter { !evaluation.results[$0] }
+            var events: [TesterState.Entry<EventRecord>] = []
+            if failing.contains(where: evaluation.eventChecks.contains) {
+                events = state.log.withLock { log in
+                    defer { log.events.removeAll { !evaluation.matchedEvents.contains($0.sequence) } }
+                    return log.events.filter { !evaluation.matchedEvents.contains($0.sequence) }
+                }
+            }
+            let probes = failing.flatMap { index in
+                evaluation.consultedProbes.filter { $0.predicate == index }.map(\.probe)
+            }
+            let probeLines = Dictionary(probes.map { probe in
+                (ObjectIdentifier(probe), FailureMessages.probeLine(probe))
+            }, uniquingKeysWith: { first, _ in first })
+            for probe in probes { _ = probe.takeUnasserted(upTo: .max) }
+            return FailureMessages.assertionFailed(
+                evaluation, sources: PredicateSource.predicates(at: location, count: evaluation.results.count),
+                unassertedEvents: events.map { FailureMessages.eventLine($0.record) },
+                probeLines: probeLines, timeout: timeout
+            )
+        }
     }
 
     /// Counts what a successful evaluation read and matched as asserted.

@@ -15,12 +15,14 @@ extension Tester {
         }
         let probeCalls = probes.flatMap { probe in probe.takeUnasserted(upTo: sequence).map { (probe, $0) } }
 
-        if !changes.isEmpty {
-            let lines = FailureMessages.changeLines(changes.map(\.record))
-            if exhaustivity.contains(.state) {
-                state.fail(FailureMessages.unassertedState(lines), at: location)
+        for category in ChangeCategory.allCases {
+            let records = changes.map(\.record).filter { ChangeCategory(of: $0) == category }
+            guard !records.isEmpty else { continue }
+            let lines = FailureMessages.changeLines(records)
+            if exhaustivity.contains(category.exhaustivity) {
+                state.fail(FailureMessages.unasserted(category, lines), at: location)
             } else if showSkipped {
-                print(FailureMessages.skipped("State changes", lines))
+                state.printSkipped(FailureMessages.skipped(category.title, lines, test: state.testName, at: state.location))
             }
         }
         if !events.isEmpty {
@@ -28,7 +30,7 @@ extension Tester {
             if exhaustivity.contains(.events) {
                 state.fail(FailureMessages.unassertedEvents(lines), at: location)
             } else if showSkipped {
-                print(FailureMessages.skipped("Events", lines))
+                state.printSkipped(FailureMessages.skipped("Events", lines, test: state.testName, at: state.location))
             }
         }
         if !probeCalls.isEmpty {
@@ -36,8 +38,81 @@ extension Tester {
             if exhaustivity.contains(.probes) {
                 state.fail(FailureMessages.unassertedProbeCalls(lines), at: location)
             } else if showSkipped {
-                print(FailureMessages.skipped("Probe calls", lines))
+                state.printSkipped(FailureMessages.skipped("Probe calls", lines, test: state.testName, at: state.location))
             }
+        }
+    }
+}
+
+extension Tester {
+    /// Runs `body` with ``exhaustivity`` set to `exhaustivity`, then settles the hierarchy, checks
+    /// what happened in the scope against `exhaustivity` (reporting at this call) and restores the
+    /// previous exhaustivity.
+    ///
+    /// ```swift
+    /// await tester.withExhaustivity(.off) {
+    ///     list.importTapped()                  // many changes this test is not about
+    ///     await tester.assert(list.items.count == 3)
+    /// }
+    /// list.deleteTapped(at: 0)                 // exhaustive again from here
+    /// ```
+    ///
+    /// - Returns: What `body` returns.
+    public func withExhaustivity<Result>(
+        _ exhaustivity: Exhaustivity,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> Result
+    ) async rethrows -> Result {
+        let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        let previous = state.log.withLock { log in
+            defer { log.exhaustivity = exhaustivity }
+            return log.exhaustivity
+        }
+        func end() async {
+            await settle()
+            checkExhaustivity(upTo: Sequencer.current, at: location)
+            state.log.withLock { $0.exhaustivity = previous }
+        }
+        do {
+            let result = try await body()
+            await end()
+            return result
+        } catch {
+            await end()
+            throw error
+        }
+    }
+}
+
+/// The exhaustivity category of a recorded change: tracked state, or (once models have them) an
+/// environment value or a preference. The one place that tells them apart, so that new kinds of
+/// change plug in here and in ``FailureMessages/unasserted(_:_:)``.
+enum ChangeCategory: CaseIterable {
+    case state
+    case environment
+    case preferences
+
+    init(of record: ChangeRecord) {
+        // Every change recorded today is of tracked state; environment and preference changes will
+        // be told apart by the record's kind.
+        self = .state
+    }
+
+    var exhaustivity: Exhaustivity {
+        switch self {
+        case .state: .state
+        case .environment: .environment
+        case .preferences: .preferences
+        }
+    }
+
+    /// How skipped-assertion output names the category.
+    var title: String {
+        switch self {
+        case .state: "State changes"
+        case .environment: "Environment changes"
+        case .preferences: "Preference changes"
         }
     }
 }
@@ -70,6 +145,7 @@ extension Model {
             return false
         }
         let scope = AssertScope.current.value
+        if let scope { scope.eventChecks.insert(scope.currentPredicate) }
         let match = state.log.withLock { log -> UInt64? in
             log.events.first { entry in
                 entry.record.senderID == sender

@@ -76,10 +76,33 @@ public final class Tester: Sendable {
         let deadline = ContinuousClock.now + timeout
         while runningTasks().isEmpty == false && ContinuousClock.now < deadline {
             let generation = Activity.shared.generation
+            await state.executor.settle(until: deadline)
             guard !runningTasks().isEmpty else { break }
             await Activity.shared.wait(after: generation, until: deadline)
         }
         completeFinishing()
+    }
+
+    /// Returns once the hierarchy is quiescent: no job of its tasks is queued or running on the
+    /// tester's executor, so every task it started is suspended, waiting for something from outside
+    /// (a clock, a dependency, a stream with nothing buffered), or has ended.
+    ///
+    /// Under a tester the model's tasks (`task`, `forEach`, and the tasks they start) run on an
+    /// executor the tester owns, so this is exact rather than timed. Work that has hopped to another
+    /// executor (an actor, the main actor) is outside the hierarchy until it comes back: `assert`
+    /// waits for it through its wake-ups. It asserts nothing.
+    ///
+    /// ```swift
+    /// model.refreshTapped()          // starts a task that loads and sorts
+    /// await tester.settle()          // the task ran until it waited for the clock
+    /// await clock.advance(by: .seconds(1))
+    /// ```
+    ///
+    /// - Parameter timeout: The longest it waits (default ``timeout``), for a task that never stops
+    ///   running (a loop of `Task.yield()`).
+    public func settle(timeout: Duration? = nil, isolation: isolated (any Actor)? = #isolation) async {
+        guard !state.executor.isIdle else { return }
+        await state.executor.settle(until: ContinuousClock.now + (timeout ?? self.timeout))
     }
 
     /// The synchronous end used when the tester is released without `finish()`.
@@ -118,12 +141,17 @@ public final class Tester: Sendable {
                 state.fail(FailureMessages.taskStillRunning(task), at: task.location)
             }
         } else if showSkippedAssertions, !tasks.isEmpty {
-            print(FailureMessages.skipped("Tasks still running", tasks.map { "\($0.modelType) task started at \($0.location)" }))
+            state.printSkipped(FailureMessages.skipped(
+                "Tasks still running", tasks.map { "\($0.modelType) task started at \($0.location)" },
+                test: state.testName, at: state.location
+            ))
         }
         hierarchy.cancel(tasks)
         checkExhaustivity(upTo: .max, at: state.location)
         state.flushDeferredFailures()
         hierarchy.tearDownNow()
+        state.executor.close()
+        LiveTesters.remove(state)
         TestingIssueRouting.testerEnded(state.testKey)
     }
 }
@@ -153,6 +181,7 @@ extension Model {
         )
         let support = TestingSupport(
             owner: state,
+            taskExecutor: state.executor,
             reportIssue: { [weak state] issue in
                 guard let state else { return false }
                 state.fail(issue.message, at: issue.location)
@@ -164,6 +193,7 @@ extension Model {
         guard let hierarchy = model.hierarchy else {
             fatalError("ModelKit: andTester could not anchor \(Self.self).")
         }
+        LiveTesters.add(state)
         return (model, Tester(state: state, root: model, hierarchy: hierarchy))
     }
 }

@@ -44,7 +44,7 @@ import Testing
             } catch {}
         } matching: { issue in
             text(issue) == """
-            Unwrap failed: the value was still nil after 0.02 s.
+            Unwrap failed: `parent.selected` was still nil after 0.02 s.
 
             It read:
               Parent.selected = nil
@@ -66,13 +66,14 @@ import Testing
             }
         } matching: { issue in
             text(issue) == """
-            Assertion failed: condition 2 of 2 was still false after 0.02 s.
+            Assertion failed: predicate 2 of 2 was still false after 0.02 s.
 
-            It read:
-              Counter.name = "a"
+              model.name == "z"
+                expected: "z"
+                read: Counter.name = "a"
 
             To fix, either:
-              • Compare the expected values with the model's state shown above.
+              • Compare what each predicate expects with the values it read.
               • If the model needs more time, pass a longer `timeout:` or raise `tester.timeout`.
             """
         }
@@ -96,7 +97,7 @@ import Testing
         await withKnownIssue {
             await tester.assert(model.count == 5)
         } matching: { issue in
-            text(issue).hasPrefix("Assertion failed: the condition was still false after 0.01 s.")
+            text(issue).hasPrefix("Assertion failed: the predicate was still false after 0.01 s.")
         }
     }
 

@@ -163,4 +163,51 @@ import Testing
         waiter.startWaiting()
         await tester.finish()
     }
+
+    @Test func withExhaustivityRelaxesOnlyItsScope() async {
+        let (model, tester) = Counter().andTester()
+        await tester.withExhaustivity(.off) {
+            model.incrementTapped()
+            model.rename("b")
+            await tester.assert(model.count == 1)
+            model.incrementTapped()
+        }
+        #expect(tester.exhaustivity == .full)
+        model.rename("c")
+        await withKnownIssue {
+            await tester.assert(model.name == "c")
+        } matching: { issue in
+            text(issue).hasPrefix("Events were not asserted:\n\n  Counter sent .renamed(\"c\")\n")
+        }
+        await tester.finish()
+    }
+
+    @Test func withExhaustivityChecksItsScopeAtItsEnd() async {
+        let (model, tester) = Counter().andTester(exhaustivity: .off)
+        let line = #line + 1
+        await withKnownIssue {
+            await tester.withExhaustivity(.state) {
+                model.incrementTapped()
+            }
+        } matching: { issue in
+            text(issue).hasPrefix("State changes were not asserted:\n\n  Counter.count: 0 → 1\n")
+                && issue.sourceLocation?.line == line + 1
+        }
+        #expect(tester.exhaustivity == .off)
+        await tester.finish()
+    }
+
+    @Test func withExhaustivityReturnsTheBodysResult() async {
+        let (model, tester) = Counter().andTester()
+        let count = await tester.withExhaustivity(.off) {
+            model.incrementTapped()
+            return model.count
+        }
+        #expect(count == 1)
+    }
+
+    @Test func fullIncludesEnvironmentAndPreferences() {
+        #expect(Exhaustivity.full.contains([.state, .events, .tasks, .probes, .environment, .preferences]))
+        #expect(Exhaustivity.off.isEmpty)
+    }
 }

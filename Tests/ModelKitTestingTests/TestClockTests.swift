@@ -3,22 +3,51 @@ import ModelKitTesting
 import Testing
 
 @Suite struct TestClockTests {
-    @Test func advanceWakesSleepersInOrder() async throws {
+    @Test func advanceWakesSleepersInDeadlineOrder() async {
         let clock = TestClock()
-        let order = Protected<[Int]>([])
-        let first = Task {
-            try await clock.sleep(for: .seconds(2))
-            order.withLock { $0.append(2) }
-        }
-        let second = Task {
-            try await clock.sleep(for: .seconds(1))
-            order.withLock { $0.append(1) }
-        }
+        let (sleeper, tester) = Sleeper().andTester { $0.continuousClock = clock }
+        sleeper.sleep("second", for: .seconds(2))
+        sleeper.sleep("first", for: .seconds(1))
         await clock.advance(by: .seconds(3))
-        try await first.value
-        try await second.value
-        #expect(order.withLock { $0 } == [1, 2])
+        #expect(sleeper.log == ["first woke", "first done", "second woke", "second done"])
         #expect(clock.now.offset == .seconds(3))
+        await tester.assert(sleeper.log.count == 4)
+        await tester.finish()
+    }
+
+    @Test func advanceSettlesFirstSoASleepAboutToStartIsNotMissed() async {
+        let clock = TestClock()
+        let (sleeper, tester) = Sleeper().andTester { $0.continuousClock = clock }
+        sleeper.sleep("late", for: .seconds(1), stepsBefore: 50)
+        await clock.advance(by: .seconds(1))
+        // Read without waiting: the advance returned after the woken task suspended or ended.
+        #expect(sleeper.log == ["late woke", "late done"])
+        await tester.assert(sleeper.log == ["late woke", "late done"])
+        await tester.finish()
+    }
+
+    @Test func eachWokenTaskRunsUntilItSuspendsBeforeTheNextWakes() async {
+        let clock = TestClock()
+        let (sleeper, tester) = Sleeper().andTester { $0.continuousClock = clock }
+        sleeper.sleep("a", for: .seconds(1), stepsAfter: 20)
+        sleeper.sleep("b", for: .seconds(1), stepsAfter: 20)
+        sleeper.sleep("c", for: .seconds(2))
+        await clock.advance(by: .seconds(2))
+        #expect(sleeper.log == ["a woke", "a done", "b woke", "b done", "c woke", "c done"])
+        await tester.assert(sleeper.log.count == 6)
+        await tester.finish()
+    }
+
+    @Test func sleepersBeyondTheTargetKeepSleeping() async {
+        let clock = TestClock()
+        let (sleeper, tester) = Sleeper().andTester { $0.continuousClock = clock }
+        sleeper.sleep("later", for: .seconds(5))
+        await clock.advance(by: .seconds(4))
+        #expect(sleeper.log.isEmpty)
+        await clock.advance(to: TestClock.Instant(offset: .seconds(5)))
+        #expect(sleeper.log == ["later woke", "later done"])
+        await tester.assert(sleeper.log.count == 2)
+        await tester.finish()
     }
 
     @Test func sleepReturnsAtOnceWhenDeadlinePassed() async throws {
@@ -39,15 +68,19 @@ import Testing
         let (ticker, tester) = Ticker().andTester { $0.continuousClock = clock }
         for expected in 1...3 {
             await clock.advance(by: .seconds(1))
+            #expect(ticker.ticks == expected)
             await tester.assert(ticker.ticks == expected)
         }
+        await tester.finish()
     }
 
-    @Test func runAdvancesUntilNoSleepers() async throws {
+    @Test func runAdvancesUntilNoSleepers() async {
         let clock = TestClock()
-        let task = Task { try await clock.sleep(for: .seconds(10)) }
+        let (sleeper, tester) = Sleeper().andTester { $0.continuousClock = clock }
+        sleeper.sleep("far", for: .seconds(10), stepsBefore: 10)
         await clock.run()
-        try await task.value
         #expect(clock.now.offset == .seconds(10))
+        await tester.assert(sleeper.log == ["far woke", "far done"])
+        await tester.finish()
     }
 }

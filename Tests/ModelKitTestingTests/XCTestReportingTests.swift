@@ -30,7 +30,21 @@ final class XCTestReportingTests: XCTestCase {
         capturing = false
         XCTAssertEqual(recorded.count, 1)
         XCTAssertEqual(recorded.first?.line, line)
-        XCTAssertTrue(recorded.first?.description.contains("Assertion failed: the condition was still false") == true)
+        XCTAssertTrue(recorded.first?.description.contains("Assertion failed: the predicate was still false") == true)
+        await tester.finish()
+    }
+
+    func testFailedUnwrapIsReportedToXCTestOnce() async {
+        let (parent, tester) = Parent().andTester()
+        capturing = true
+        let line = #line + 2
+        do {
+            _ = try await tester.unwrap(parent.selected, timeout: .milliseconds(10))
+            XCTFail("unwrap returned a value")
+        } catch {}
+        capturing = false
+        XCTAssertEqual(recorded.map(\.line), [line])
+        XCTAssertTrue(recorded.first?.description.contains("Unwrap failed: `parent.selected` was still nil") == true)
         await tester.finish()
     }
 

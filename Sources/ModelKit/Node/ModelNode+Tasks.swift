@@ -108,7 +108,7 @@ func forEachCancellingPrevious<S: AsyncSequence & Sendable>(
                 previous.cancel()
                 await previous.value
             }
-            let next = Task { await body(element) }
+            let next = Task(executorPreference: TestingSupport.currentTaskExecutor) { await body(element) }
             running.withLock { $0 = next }
             if Task.isCancelled { next.cancel() }
         }
@@ -124,7 +124,8 @@ extension Context {
         guard let workID = registerWork(isTask: true, onCancel: nil, location: location) else {
             return Cancellable()
         }
-        let task = Task {
+        // Under a tester the task runs on the tester's executor (see "Settling" in Internals.md).
+        let task = Task(executorPreference: hierarchy.testing?.taskExecutor) {
             await CurrentWork.$owner.withValue(self) {
                 await operation()
             }

@@ -25,7 +25,7 @@ public struct DebounceSequence<Base: AsyncSequence & Sendable>: AsyncSequence, S
         let (stream, continuation) = AsyncThrowingStream<Element, any Error>.makeStream()
         let debouncer = Debouncer<Element>(interval: interval, clock: clock, continuation: continuation)
         let base = self.base
-        let task = Task {
+        let task = Task(executorPreference: TestingSupport.currentTaskExecutor) {
             do {
                 for try await element in base {
                     debouncer.receive(element)
@@ -69,7 +69,7 @@ private final class Debouncer<Element: Sendable>: Sendable {
             $0.pending = element
             return $0.generation
         }
-        let sleeper = Task { [clock, interval] in
+        let sleeper = Task(executorPreference: TestingSupport.currentTaskExecutor) { [clock, interval] in
             do {
                 try await clock.sleep(for: interval)
             } catch {

@@ -4,15 +4,20 @@ import ModelKit
 enum FailureMessages {
     // MARK: Exhaustivity
 
-    static func unassertedState(_ lines: [String]) -> String {
-        """
-        State changes were not asserted:
+    static func unasserted(_ category: ChangeCategory, _ lines: [String]) -> String {
+        let option = switch category {
+        case .state: "state assertions: `tester.exhaustivity.remove(.state)`"
+        case .environment: "environment assertions: `tester.exhaustivity.remove(.environment)`"
+        case .preferences: "preference assertions: `tester.exhaustivity.remove(.preferences)`"
+        }
+        return """
+        \(category.title) were not asserted:
 
         \(indented(lines))
 
         To fix, either:
           • Assert the new values in a `tester.assert { … }` after the action that changes them.
-          • Or stop requiring state assertions: `tester.exhaustivity.remove(.state)`.
+          • Or stop requiring \(option).
         """
     }
 
@@ -51,36 +56,70 @@ enum FailureMessages {
         """
     }
 
-    static func skipped(_ title: String, _ lines: [String]) -> String {
-        "Skipped assertions (\(title), not required by exhaustivity):\n\(indented(lines))"
+    /// What relaxed exhaustivity let pass, naming the test (and where its tester was created).
+    static func skipped(_ title: String, _ lines: [String], test: String?, at location: SourceLocation) -> String {
+        let name = test.map { "\($0), tester at \(location)" } ?? "the test whose tester is at \(location)"
+        return "Skipped assertions in \(name) (\(title), not required by exhaustivity):\n\(indented(lines))"
     }
 
     // MARK: Assertions
 
-    static func assertionFailed(_ evaluation: Tester.Evaluation, timeout: Duration) -> String {
+    /// `Assertion failed: predicate 2 of 3 was still false after 1 s.`, then for each false predicate
+    /// its source text (or its number), the expected side of a `==`, and what it read.
+    static func assertionFailed(
+        _ evaluation: Tester.Evaluation, sources: [String]?, unassertedEvents: [String],
+        probeLines: [ObjectIdentifier: String], timeout: Duration
+    ) -> String {
+        let count = evaluation.results.count
         let failing = evaluation.results.indices.filter { !evaluation.results[$0] }
         let what: String
-        if evaluation.results.count <= 1 {
-            what = "the condition was still false"
+        if count <= 1 {
+            what = "the predicate was still false"
         } else if failing.count == 1 {
-            what = "condition \(failing[0] + 1) of \(evaluation.results.count) was still false"
+            what = "predicate \(failing[0] + 1) of \(count) was still false"
         } else {
             let numbers = failing.map { "\($0 + 1)" }
-            what = "conditions \(numbers.dropLast().joined(separator: ", ")) and \(numbers.last!) of \(evaluation.results.count) were still false"
+            what = "predicates \(numbers.dropLast().joined(separator: ", ")) and \(numbers.last!) of \(count) were still false"
         }
-        let reads = failing.flatMap { evaluation.reads(ofCondition: $0) }
+        let blocks = failing.map { index -> String in
+            var lines: [String] = []
+            let source = sources?[index]
+            lines.append(source ?? (count <= 1 ? "the predicate" : "predicate \(index + 1) of \(count)"))
+            if let source, let expected = PredicateSource.expectedSide(of: source) {
+                lines.append("  expected: \(expected)")
+            }
+            lines += readLines(evaluation.reads(ofCondition: index)).map { "  read: \($0)" }
+            var probes: Set<ObjectIdentifier> = []
+            for (predicate, probe) in evaluation.consultedProbes where predicate == index {
+                guard probes.insert(ObjectIdentifier(probe)).inserted, let line = probeLines[ObjectIdentifier(probe)] else { continue }
+                lines.append("  \(line)")
+            }
+            if evaluation.eventChecks.contains(index) {
+                if unassertedEvents.isEmpty {
+                    lines.append("  no event was sent that is not asserted yet")
+                } else {
+                    lines.append("  events sent and not asserted:")
+                    lines += unassertedEvents.map { "    " + $0 }
+                }
+            }
+            return indented(lines)
+        }
         return """
-        Assertion failed: \(what) after \(formatted(timeout)).\(readSection(reads))\(probeSection(evaluation.consultedProbes))
+        Assertion failed: \(what) after \(formatted(timeout)).
+
+        \(blocks.joined(separator: "\n\n"))
 
         To fix, either:
-          • Compare the expected values with the model's state shown above.
+          • Compare what each predicate expects with the values it read.
           • If the model needs more time, pass a longer `timeout:` or raise `tester.timeout`.
         """
     }
 
-    static func unwrapFailed(_ evaluation: Tester.Evaluation, timeout: Duration) -> String {
-        """
-        Unwrap failed: the value was still nil after \(formatted(timeout)).\(readSection(evaluation.reads))
+    static func unwrapFailed(_ evaluation: Tester.Evaluation, source: String?, timeout: Duration) -> String {
+        let reads = readLines(evaluation.reads)
+        let readSection = reads.isEmpty ? "" : "\n\nIt read:\n\(indented(reads))"
+        return """
+        Unwrap failed: \(source.map { "`\($0)`" } ?? "the value") was still nil after \(formatted(timeout)).\(readSection)
 
         To fix, either:
           • Trigger the action that sets the value before unwrapping it.
@@ -88,17 +127,15 @@ enum FailureMessages {
         """
     }
 
-    private static func probeSection(_ probes: [TestProbe]) -> String {
-        guard !probes.isEmpty else { return "" }
-        let lines = probes.map { probe -> String in
-            let calls = probe.unassertedCalls
-            if calls.isEmpty { return "\(probe.name) has no unasserted calls" }
-            return "\(probe.name) was called: " + calls.map { probeCallLine(probe, $0) }.joined(separator: ", ")
-        }
-        return "\n\nProbes it checked:\n\(indented(lines))"
+    /// `onFact was called: onFact(1, "x")`, or `onFact has no unasserted calls`.
+    static func probeLine(_ probe: TestProbe) -> String {
+        let calls = probe.unassertedCalls
+        if calls.isEmpty { return "\(probe.name) has no unasserted calls" }
+        return "\(probe.name) was called: " + calls.map { probeCallLine(probe, $0) }.joined(separator: ", ")
     }
 
-    private static func readSection(_ reads: some Sequence<ModelAccessRecorder.PropertyRead>) -> String {
+    /// One line per property read (its current value), each property once.
+    private static func readLines(_ reads: some Sequence<ModelAccessRecorder.PropertyRead>) -> [String] {
         var seen: Set<String> = []
         var lines: [String] = []
         for read in reads {
@@ -106,8 +143,7 @@ enum FailureMessages {
             guard seen.insert(key).inserted else { continue }
             lines.append(read.currentDescription)
         }
-        guard !lines.isEmpty else { return "" }
-        return "\n\nIt read:\n\(indented(lines))"
+        return lines
     }
 
     // MARK: Lines

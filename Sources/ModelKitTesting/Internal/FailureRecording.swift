@@ -19,8 +19,13 @@ enum FailureRecording {
         Test.current.map { String(describing: $0.id) } ?? "XCTest"
     }
 
+    /// The name of the Swift Testing test running on this task (`incrementing()`), if any.
+    static var currentTestName: String? {
+        Test.current.map { $0.displayName ?? $0.name }
+    }
+
     /// Whether this process is an XCTest runner (`swift test`'s test bundle, or Xcode's `xctest`).
-    private static let isXCTestProcess: Bool = {
+    static let isXCTestProcess: Bool = {
         let executable = CommandLine.arguments.first ?? ""
         return executable.hasSuffix(".xctest") || executable.hasSuffix("/xctest")
     }()
@@ -44,6 +49,29 @@ enum FailureRecording {
             let text = "\(location.fileID):\(location.line): error: \(message)\n"
             FileHandle.standardError.write(Data(text.utf8))
         }
+    }
+}
+
+extension FailureRecording {
+    /// Records a failure and throws the error by which the framework knows it is already recorded:
+    /// `#require`'s under Swift Testing, `XCTUnwrap`'s under XCTest; elsewhere an ``UnwrapError``
+    /// after writing the failure to standard error.
+    static func recordThrowing(_ message: String, at location: ModelKit.SourceLocation) throws -> Never {
+        let unwrapped: Int? = nil
+        if Test.current != nil {
+            _ = try #require(
+                unwrapped, Comment(rawValue: message),
+                sourceLocation: Testing.SourceLocation(
+                    fileID: location.fileID, filePath: location.filePath,
+                    line: Int(location.line), column: Int(location.column)
+                )
+            )
+        } else if isXCTestProcess {
+            _ = try XCTUnwrap(unwrapped, message, file: location.filePathStatic, line: location.line)
+        } else {
+            record(message, at: location)
+        }
+        throw UnwrapError(description: message)
     }
 }
 

@@ -17,6 +17,8 @@ final class TesterState: HierarchyHook, Sendable {
         var exhaustivity: Exhaustivity
         var timeout: Duration = .seconds(1)
         var showSkippedAssertions = false
+        /// Where `showSkippedAssertions` output goes (standard output; tests capture it).
+        var printSkipped: @Sendable (String) -> Void = { print($0) }
         var deferredFailures: [(message: String, location: SourceLocation)] = []
         var isFinished = false
     }
@@ -30,12 +32,22 @@ final class TesterState: HierarchyHook, Sendable {
     let workEnded = DispatchSemaphore(value: 0)
     /// The test this tester belongs to, for routing reports that do not name a hierarchy.
     let testKey: String
+    /// The name of the running Swift Testing test, if any, for output printed outside a failure.
+    let testName: String?
+    /// Where the hierarchy's tasks run.
+    let executor = TesterExecutor()
 
     init(exhaustivity: Exhaustivity, location: SourceLocation) {
         self.log = Protected(Log(exhaustivity: exhaustivity))
         self.location = location
         self.usesSwiftTesting = FailureRecording.isSwiftTestingRunning
         self.testKey = TestingIssueRouting.testerStarted(at: location)
+        self.testName = FailureRecording.currentTestName
+    }
+
+    /// The tester's timeout, for waits that do not take one (a `TestClock` settling the hierarchy).
+    var timeout: Duration {
+        log.withLock { $0.timeout }
     }
 
     // MARK: HierarchyHook
@@ -72,6 +84,20 @@ final class TesterState: HierarchyHook, Sendable {
         }
     }
 
+    func printSkipped(_ text: String) {
+        let printer = log.withLock { $0.printSkipped }
+        printer(text)
+    }
+
+    /// Records a failure and throws an error the test framework does not report again.
+    func failAndThrow(_ message: String, at location: SourceLocation) throws -> Never {
+        if usesSwiftTesting && !FailureRecording.isSwiftTestingRunning {
+            fail(message, at: location)
+            throw UnwrapError(description: message)
+        }
+        try FailureRecording.recordThrowing(message, at: location)
+    }
+
     /// Records the failures kept while no test task was current. Call from the test's task.
     func flushDeferredFailures() {
         let failures = log.withLock { log -> [(message: String, location: SourceLocation)] in
@@ -102,9 +128,42 @@ final class AssertScope {
     var matchedEvents: Set<UInt64> = []
     var matchedProbeCalls: Set<UInt64> = []
     var matchedProbes: [TestProbe] = []
-    var consultedProbes: [TestProbe] = []
+    /// The probes each predicate asked about, matched or not, for failure messages.
+    var consultedProbes: [(predicate: Int, probe: TestProbe)] = []
+    /// The predicates that asked whether an event was sent.
+    var eventChecks: Set<Int> = []
     /// The read count after each expression of an assertion builder.
     var readMarks: [Int] = []
 
+    /// The index of the predicate being evaluated.
+    var currentPredicate: Int { readMarks.count }
+
     static let current = ThreadLocal<AssertScope>()
+}
+
+/// The live testers of each running test, so that a `TestClock` advanced by the test can settle the
+/// hierarchies it drives before it moves time.
+enum LiveTesters {
+    private struct WeakState: Sendable {
+        weak var state: TesterState?
+    }
+
+    private static let byTest = Protected<[String: [WeakState]]>([:])
+
+    static func add(_ state: TesterState) {
+        byTest.withLock { $0[state.testKey, default: []].append(WeakState(state: state)) }
+    }
+
+    static func remove(_ state: TesterState) {
+        byTest.withLock { tests in
+            let remaining = (tests[state.testKey] ?? []).filter { $0.state != nil && $0.state !== state }
+            tests[state.testKey] = remaining.isEmpty ? nil : remaining
+        }
+    }
+
+    /// The live testers of the test running on this task.
+    static var ofCurrentTest: [TesterState] {
+        let key = FailureRecording.currentTestKey
+        return byTest.withLock { ($0[key] ?? []).compactMap(\.state) }
+    }
 }

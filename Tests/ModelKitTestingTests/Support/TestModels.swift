@@ -131,3 +131,32 @@ struct Waiter: Model {
 func text(_ issue: Issue) -> String {
     issue.comments.map(\.rawValue).joined(separator: "\n")
 }
+
+/// Tasks that sleep on the model's clock and log when they wake, with suspension points around the
+/// sleep (work that is not done in one step).
+struct Sleeper: Model {
+    var node = ModelNode<Self>()
+    @Tracked var log: [String] = []
+
+    func sleep(_ name: String, for duration: Duration, stepsBefore: Int = 0, stepsAfter: Int = 0) {
+        node.task {
+            for _ in 0..<stepsBefore { await Task.yield() }
+            try await node.continuousClock.sleep(for: duration)
+            log.append("\(name) woke")
+            for _ in 0..<stepsAfter { await Task.yield() }
+            log.append("\(name) done")
+        }
+    }
+
+    /// Logs after `steps` suspension points, without sleeping.
+    func work(_ name: String, steps: Int) {
+        node.task {
+            for _ in 0..<steps { await Task.yield() }
+            log.append(name)
+        }
+    }
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track("log", \.$log)
+    }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import ModelKit
+@testable import ModelKitTesting
+import Testing
+
+/// Failure messages are API: each is pinned here in full.
+@Suite struct FailureMessageTests {
+    @Test func failedEqualityShowsItsSourceTheExpectedSideAndWhatItRead() async {
+        let (model, tester) = Counter().andTester()
+        model.incrementTapped()
+        await withKnownIssue {
+            await tester.assert(model.count == 2, timeout: .milliseconds(20))
+        } matching: { issue in
+            text(issue) == """
+            Assertion failed: the predicate was still false after 0.02 s.
+
+              model.count == 2
+                expected: 2
+                read: Counter.count = 1
+
+            To fix, either:
+              • Compare what each predicate expects with the values it read.
+              • If the model needs more time, pass a longer `timeout:` or raise `tester.timeout`.
+            """
+        }
+    }
+
+    @Test func failedBuilderNamesEachFalsePredicateByItsSource() async {
+        let (parent, tester) = Parent().andTester()
+        parent.addTapped()
+        await withKnownIssue {
+            await tester.assert(timeout: .milliseconds(20)) {
+                parent.counters.map(\.name) == ["Bread"]
+                parent.counters.count == 1  // holds
+                parent.selected != nil
+            }
+        } matching: { issue in
+            text(issue) == """
+            Assertion failed: predicates 1 and 3 of 3 were still false after 0.02 s.
+
+              parent.counters.map(\\.name) == ["Bread"]
+                expected: ["Bread"]
+                read: Parent.counters = [[0]: Counter(count: 0, name: "a")]
+                read: Parent.counters[0].name = "a"
+
+              parent.selected != nil
+                read: Parent.selected = nil
+
+            To fix, either:
+              • Compare what each predicate expects with the values it read.
+              • If the model needs more time, pass a longer `timeout:` or raise `tester.timeout`.
+            """
+        }
+    }
+
+    @Test func unreadableSourceFallsBackToPredicateNumbers() async {
+        let (model, tester) = Counter().andTester()
+        model.incrementTapped()
+        await withKnownIssue {
+            await tester.assert(timeout: .milliseconds(20), filePath: "/nonexistent/Moved.swift") {
+                model.count == 1
+                model.name == "z"
+            }
+        } matching: { issue in
+            text(issue) == """
+            Assertion failed: predicate 2 of 2 was still false after 0.02 s.
+
+              predicate 2 of 2
+                read: Counter.name = "a"
+
+            To fix, either:
+              • Compare what each predicate expects with the values it read.
+              • If the model needs more time, pass a longer `timeout:` or raise `tester.timeout`.
+            """
+        }
+        await tester.assert(model.count == 1)
+    }
+
+    @Test func failedDidSendListsTheEventsSentAndNotAsserted() async {
+        let (model, tester) = Counter().andTester()
+        model.rename("b")
+        await withKnownIssue {
+            await tester.assert(timeout: .milliseconds(20)) {
+                model.name == "b"
+                model.didSend(.renamed("c"))
+            }
+        } matching: { issue in
+            text(issue) == """
+            Assertion failed: predicate 2 of 2 was still false after 0.02 s.
+
+              model.didSend(.renamed("c"))
+                events sent and not asserted:
+                  Counter sent .renamed("b")
+
+            To fix, either:
+              • Compare what each predicate expects with the values it read.
+              • If the model needs more time, pass a longer `timeout:` or raise `tester.timeout`.
+            """
+        }
+    }
+
+    @Test func failedDidSendWithNothingSentSaysSo() async {
+        let (model, tester) = Counter().andTester()
+        await withKnownIssue {
+            await tester.assert(model.didSend(.reachedTen), timeout: .milliseconds(20))
+        } matching: { issue in
+            text(issue).contains("""
+              model.didSend(.reachedTen)
+                no event was sent that is not asserted yet
+            """)
+        }
+    }
+
+    @Test func failedProbeCheckShowsTheProbesCalls() async {
+        let onValue = TestProbe("onValue")
+        let (caller, tester) = Caller(onValue: onValue.call, onPing: {}).andTester()
+        tester.install(onValue)
+        caller.send(1)
+        await withKnownIssue {
+            await tester.assert(onValue.wasCalled(with: 2, "#2"), timeout: .milliseconds(50))
+        } matching: { issue in
+            text(issue) == """
+            Assertion failed: the predicate was still false after 0.05 s.
+
+              onValue.wasCalled(with: 2, "#2")
+                onValue was called: onValue(1, "#1")
+
+            To fix, either:
+              • Compare what each predicate expects with the values it read.
+              • If the model needs more time, pass a longer `timeout:` or raise `tester.timeout`.
+            """
+        }
+        await tester.finish()
+    }
+
+    @Test func failedUnwrapIsReportedOnceWithItsSource() async throws {
+        let (parent, tester) = Parent().andTester()
+        let reports = Protected(0)
+        try await withKnownIssue { () async throws in
+            _ = try await tester.unwrap(parent.selected, timeout: .milliseconds(20))
+        } matching: { issue in
+            reports.withLock { $0 += 1 }
+            return text(issue) == """
+            Unwrap failed: `parent.selected` was still nil after 0.02 s.
+
+            It read:
+              Parent.selected = nil
+
+            To fix, either:
+              • Trigger the action that sets the value before unwrapping it.
+              • If the model needs more time, pass a longer `timeout:` or raise `tester.timeout`.
+            """
+        }
+        #expect(reports.value == 1)
+    }
+
+    @Test func aChangeShownByAFailedAssertIsNotReportedAgainAtTheEnd() async {
+        let (model, tester) = Counter().andTester()
+        let reports = Protected<[String]>([])
+        await withKnownIssue {
+            model.incrementTapped()
+            await tester.assert(model.count == 2, timeout: .milliseconds(20))
+            await tester.finish()
+        } matching: { issue in
+            reports.withLock { $0.append(text(issue)) }
+            return true
+        }
+        #expect(reports.value.count == 1)
+        #expect(reports.value.first?.hasPrefix("Assertion failed: the predicate was still false") == true)
+    }
+
+    @Test func skippedAssertionsNameTheTest() async {
+        let (model, tester) = Counter().andTester(exhaustivity: .off)
+        let printed = Protected<[String]>([])
+        tester.state.log.withLock { log in log.printSkipped = { text in printed.withLock { $0.append(text) } } }
+        tester.showSkippedAssertions = true
+        let line = #line - 4
+        model.incrementTapped()
+        model.rename("x")
+        await tester.assert(model.count == 1)
+        #expect(printed.value == [
+            """
+            Skipped assertions in skippedAssertionsNameTheTest(), tester at ModelKitTestingTests/FailureMessageTests.swift:\(line) (State changes, not required by exhaustivity):
+              Counter.name: "a" → "x"
+            """,
+            """
+            Skipped assertions in skippedAssertionsNameTheTest(), tester at ModelKitTestingTests/FailureMessageTests.swift:\(line) (Events, not required by exhaustivity):
+              Counter sent .renamed("x")
+            """,
+        ])
+    }
+}
