@@ -61,7 +61,7 @@ struct AppFeature: Model {
         // the load is saved once too. A failed save is recorded in `saveProblem`; the next change
         // tries again.
         let edits = standupsList.node.modifications().debounce(for: .seconds(1), clock: node.continuousClock)
-        let lastSaved = LastSaved()
+        let lastSaved = LastSaved(standupsList.standupDetails.map(\.standup))
         node.forEach(edits) { _ in
             let standups = standupsList.standupDetails.map(\.standup)
             guard lastSaved.standups != standups else { return }
@@ -159,11 +159,16 @@ extension AppFeature.Path {
     }
 }
 
-/// The standups the autosave wrote last, so that it writes only what changed.
+/// The standups the autosave wrote last (at first, those the app started with), so that it writes
+/// only what changed.
 private final class LastSaved: Sendable {
-    private let stored = Mutex<[Standup]?>(nil)
+    private let stored: Mutex<[Standup]>
 
-    var standups: [Standup]? {
+    init(_ standups: [Standup]) {
+        stored = Mutex(standups)
+    }
+
+    var standups: [Standup] {
         get { stored.withLock { $0 } }
         set { stored.withLock { $0 = newValue } }
     }
