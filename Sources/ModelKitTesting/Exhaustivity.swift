@@ -19,9 +19,13 @@ public struct Exhaustivity: OptionSet, Hashable, Sendable {
     public static let tasks = Exhaustivity(rawValue: 1 << 2)
     /// Every call of an installed ``TestProbe`` must be asserted.
     public static let probes = Exhaustivity(rawValue: 1 << 3)
+    /// Every environment value set (`node.environment.x = …`) must be asserted.
+    public static let environment = Exhaustivity(rawValue: 1 << 4)
+    /// Every preference contribution set (`node.preference.x = …`) must be asserted.
+    public static let preferences = Exhaustivity(rawValue: 1 << 5)
 
     /// Everything (the default).
-    public static let full: Exhaustivity = [.state, .events, .tasks, .probes]
+    public static let full: Exhaustivity = [.state, .events, .tasks, .probes, .environment, .preferences]
     /// Nothing: only what the test asserts is checked.
     public static let off: Exhaustivity = []
 }

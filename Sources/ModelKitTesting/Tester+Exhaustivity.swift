@@ -14,12 +14,14 @@ extension Tester {
         }
         let probeCalls = probes.flatMap { probe in probe.takeUnasserted(upTo: sequence).map { (probe, $0) } }
 
-        if !changes.isEmpty {
+        for (category, option, title) in Self.changeCategories {
+            let changes = changes.filter { $0.record.category == category }
+            guard !changes.isEmpty else { continue }
             let lines = FailureMessages.changeLines(changes.map(\.record))
-            if exhaustivity.contains(.state) {
-                state.fail(FailureMessages.unassertedState(lines), at: location)
+            if exhaustivity.contains(option) {
+                state.fail(FailureMessages.unassertedChanges(lines, title: title, option: option), at: location)
             } else if showSkipped {
-                print(FailureMessages.skipped("State changes", lines))
+                print(FailureMessages.skipped(title, lines))
             }
         }
         if !events.isEmpty {
@@ -39,6 +41,15 @@ extension Tester {
             }
         }
     }
+}
+
+extension Tester {
+    /// Each kind of change, with the exhaustivity that requires it and its title in messages.
+    static let changeCategories: [(ChangeCategory, Exhaustivity, String)] = [
+        (.state, .state, "State changes"),
+        (.environment, .environment, "Environment changes"),
+        (.preference, .preferences, "Preference changes"),
+    ]
 }
 
 extension Model where Event: Equatable {

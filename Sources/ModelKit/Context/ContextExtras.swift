@@ -11,6 +11,8 @@ final class ContextExtras {
     @exclusivity(unchecked) var ownedObservers: [PropertyObserver] = []
     /// Memoized values (`node.memoize`), in creation order; entry `i` is property `schema.count + i`.
     @exclusivity(unchecked) var memos: [MemoEntry] = []
+    /// Environment values, preferences and used dependencies (Environment/ContextValues.swift).
+    @exclusivity(unchecked) var values: ContextValues?
     /// Listeners of events sent to this context.
     @exclusivity(unchecked) var eventListeners: [EventListener] = []
 

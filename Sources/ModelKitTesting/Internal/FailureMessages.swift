@@ -16,6 +16,21 @@ enum FailureMessages {
         """
     }
 
+    static func unassertedChanges(_ lines: [String], title: String, option: Exhaustivity) -> String {
+        if option == .state { return unassertedState(lines) }
+        let name = option == .environment ? "environment" : "preferences"
+        let readers = option == .environment ? "that model or a descendant" : "that model or an ancestor"
+        return """
+        \(title) were not asserted:
+
+        \(indented(lines))
+
+        To fix, either:
+          • Assert the value, read on \(readers), in a `tester.assert { … }` after the action that sets it.
+          • Or stop requiring \(name) assertions: `tester.exhaustivity.remove(.\(name))`.
+        """
+    }
+
     static func unassertedEvents(_ lines: [String]) -> String {
         """
         Events were not asserted:

@@ -1,0 +1,278 @@
+/// A key for a value that flows up the hierarchy: each model contributes, and a model reads the fold
+/// of its own and its descendants' contributions.
+///
+/// ```swift
+/// struct UnsavedCountKey: ModelPreferenceKey {
+///     static let defaultValue = 0
+///     static func reduce(value: inout Int, nextValue: Int) { value += nextValue }
+/// }
+/// extension ModelPreferenceValues {
+///     var unsavedCount: Int {
+///         get { self[UnsavedCountKey.self] } set { self[UnsavedCountKey.self] = newValue }
+///     }
+/// }
+/// ```
+///
+/// Folds are cached per model and combined from the cached folds of its children, so `reduce` must
+/// be associative, as sums, maxima, unions and appends are: then the result is `defaultValue`
+/// folded with every contribution, the model's first, then its descendants' depth-first in child
+/// order. The name differs from SwiftUI's `PreferenceKey`, so an app can import both.
+public protocol ModelPreferenceKey: SendableMetatype {
+    /// The type of the value.
+    associatedtype Value: Sendable
+    /// The fold of no contributions, and the start of every fold.
+    static var defaultValue: Value { get }
+    /// Combines the fold so far with the next contribution (or the fold of a subtree).
+    static func reduce(value: inout Value, nextValue: Value)
+}
+
+/// The preference values a model contributes and reads: one property per ``ModelPreferenceKey``,
+/// declared in an extension.
+///
+/// Reach it through ``ModelNode/preference``: writing `node.preference.unsavedCount = 1` sets this
+/// model's contribution; reading it gives the fold over the model and all its descendants.
+///
+/// ```swift
+/// func titleEdited() { node.preference.unsavedCount = 1 }
+/// var unsavedCount: Int { node.preference.unsavedCount }   // at the root: the whole app's count
+/// ```
+///
+/// - Note: Reads are observable like tracked state: a contribution changed, added or removed below
+///   re-runs Observation, `observe` and `onChange(of:)`.
+public struct ModelPreferenceValues: Sendable {
+    let source: KeyedSource
+
+    init(_ source: KeyedSource) {
+        self.source = source
+    }
+
+    /// Reading: the fold of `key` over the model and its descendants. Writing: the model's own
+    /// contribution.
+    public subscript<Key: ModelPreferenceKey>(key: Key.Type) -> Key.Value {
+        get {
+            switch source {
+            case .context(let context):
+                return context.preferenceValue(key)
+            case .unanchored(let typeName):
+                reportUnanchored(typeName, "preference", key: key, suffixes: preferenceSuffixes, isWrite: false)
+                return Key.defaultValue
+            case .probe(let probe):
+                probe.found { $0.setPreference(key, nil, fileID: #fileID, filePath: #filePath, line: #line, column: #column) }
+                return Key.defaultValue
+            }
+        }
+        set {
+            switch source {
+            case .context(let context):
+                context.setPreference(key, newValue, fileID: #fileID, filePath: #filePath, line: #line, column: #column)
+            case .unanchored(let typeName):
+                reportUnanchored(typeName, "preference", key: key, suffixes: preferenceSuffixes, isWrite: true)
+            case .probe:
+                break
+            }
+        }
+    }
+}
+
+let preferenceSuffixes = ["PreferenceKey"]
+
+extension ModelNode {
+    /// The model's preferences: its own contributions (written) and the folds over its subtree (read).
+    ///
+    /// ```swift
+    /// node.preference.unsavedCount = isDirty ? 1 : 0
+    /// let total = node.preference.unsavedCount   // this model's and its descendants' together
+    /// ```
+    ///
+    /// - Note: On a model that is not anchored, reads give the key's default and writes are ignored;
+    ///   both report a runtime warning (a test failure under a Tester).
+    public var preference: ModelPreferenceValues {
+        get { ModelPreferenceValues(keyedSource) }
+        // Writes go through to the model as each key is set: nothing is left to do here.
+        nonmutating set {}
+    }
+
+    /// Removes this model's contribution to a preference. Removing one never set does nothing.
+    ///
+    /// ```swift
+    /// func saved() { node.removePreference(\.unsavedCount) }
+    /// ```
+    public func removePreference<Value>(
+        _ keyPath: WritableKeyPath<ModelPreferenceValues, Value>,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) {
+        guard let context = context(for: "removePreference", fileID: fileID, filePath: filePath, line: line, column: column)
+        else { return }
+        let probe = KeyProbe()
+        _ = ModelPreferenceValues(.probe(probe))[keyPath: keyPath]
+        probe.perform(on: context)
+    }
+}
+
+/// A preference entry of one context, whatever its key: whether its fold is cached.
+class PreferenceFold: KeyedEntry {
+    // Safety: guarded by the hierarchy lock.
+    /// Whether `piece` and `folded` are up to date. A valid fold implies valid folds below it, so an
+    /// invalid one implies that none above it is valid.
+    @exclusivity(unchecked) var isValid = false
+    /// The entries of the children, in order, while the tree's shape below is unchanged.
+    @exclusivity(unchecked) var childFolds: [PreferenceFold]?
+    /// The key's identifier.
+    let keyID: ObjectIdentifier
+    /// The context whose entry this is. Held strongly: a parent's `childFolds` may keep the entry of
+    /// a removed child until the parent's next reconciliation drops them.
+    let context: Context
+
+    init(index: Int, name: String, keyID: ObjectIdentifier, context: Context) {
+        self.keyID = keyID
+        self.context = context
+        super.init(index: index, kind: .preference, name: name)
+    }
+
+    /// Whether the model contributes a value. Caller holds the lock.
+    var hasContribution: Bool { false }
+}
+
+/// One preference key of one context: its contribution and the cached fold of its subtree.
+final class PreferenceEntry<Key: ModelPreferenceKey>: PreferenceFold {
+    // Safety: guarded by the hierarchy lock.
+    @exclusivity(unchecked) var contribution: Key.Value?
+    /// The contributions of the subtree reduced together; nil when none contributes.
+    @exclusivity(unchecked) var piece: Key.Value?
+    /// `defaultValue` reduced with `piece`: what a read returns.
+    @exclusivity(unchecked) var folded: Key.Value?
+
+    override var hasContribution: Bool { contribution != nil }
+
+    /// Brings the fold up to date, reusing the children's cached folds. Caller holds the lock.
+    func validate(in context: Context) {
+        if isValid { return }
+        if childFolds == nil {
+            var folds: [PreferenceFold] = []
+            for index in context.schema.childSlotIndices {
+                for child in context.slots[index]?.list ?? [] where child.state.isLive {
+                    folds.append(child.preferenceEntry(Key.self))
+                }
+            }
+            childFolds = folds
+        }
+        var piece = contribution
+        for fold in childFolds.unsafelyUnwrapped {
+            let child = unsafeDowncast(fold, to: PreferenceEntry<Key>.self)
+            if !child.isValid { child.validate(in: child.context) }
+
+            guard let next = child.piece else { continue }
+            if piece == nil { piece = next } else { Key.reduce(value: &piece!, nextValue: next) }
+        }
+        self.piece = piece
+        var folded = Key.defaultValue
+        if let piece { Key.reduce(value: &folded, nextValue: piece) }
+        self.folded = folded
+        isValid = true
+    }
+}
+
+extension Context {
+    /// This context's entry for `key`, created on first use. Caller holds the lock.
+    final func preferenceEntry<Key: ModelPreferenceKey>(_ key: Key.Type) -> PreferenceEntry<Key> {
+        if let entry = extras?.values?.preferences[ObjectIdentifier(key)] {
+            return unsafeDowncast(entry, to: PreferenceEntry<Key>.self)
+        }
+        let name = "preference." + keyDisplayName(key, suffixes: preferenceSuffixes)
+        let entry = addEntry(.preference) { PreferenceEntry<Key>(index: $0, name: name, keyID: ObjectIdentifier(key), context: self) }
+        ensuredValues.preferences[ObjectIdentifier(key)] = entry
+        return entry
+    }
+
+    /// The fold of `key` over this model and its descendants.
+    final func preferenceValue<Key: ModelPreferenceKey>(_ key: Key.Type) -> Key.Value {
+        let read: (Key.Value, PreferenceEntry<Key>)? = withReadLock {
+            guard state.isLive else { return nil }
+            let entry = preferenceEntry(key)
+            entry.validate(in: self)
+            return (entry.folded.unsafelyUnwrapped, entry)
+        }
+        guard let (value, entry) = read else { return Key.defaultValue }
+        didRead(entry)
+        if AccessRecording.isRecordingForAssertion {
+            // A Tester's assertion reading the fold asserts the contributions folded into it.
+            for (context, index) in withReadLock({ contributors(ObjectIdentifier(key)) }) where context !== self {
+                _ = AccessRecording.record(context, index)
+            }
+        }
+        return value
+    }
+
+    /// The models of this subtree contributing to the key `id`, with their entries' indices. Caller
+    /// holds the lock.
+    private final func contributors(_ id: ObjectIdentifier) -> [(Context, Int)] {
+        var result: [(Context, Int)] = []
+        var visited = VisitedSet()
+        var stack = [self]
+        while let context = stack.popLast() {
+            guard visited.insert(context) else { continue }
+            if let entry = context.extras?.values?.preferences[id],
+               unsafeDowncast(entry, to: PreferenceFold.self).hasContribution {
+                result.append((context, entry.index))
+            }
+            stack.append(contentsOf: context.children)
+        }
+        return result
+    }
+
+    /// Sets (or, with nil, removes) this model's contribution to `key`.
+    final func setPreference<Key: ModelPreferenceKey>(
+        _ key: Key.Type, _ value: Key.Value?,
+        fileID: StaticString, filePath: StaticString, line: UInt, column: UInt
+    ) {
+        let issue: ModelIssue? = hierarchy.withSection {
+            guard state.isLive else {
+                return rejectedKeyedWrite("preference." + keyDisplayName(key, suffixes: preferenceSuffixes))
+            }
+            let entry = preferenceEntry(key)
+            let old = entry.contribution
+            if value == nil && old == nil { return nil }
+            if let old, let value, valuesAreEqual(old, value) == true { return nil }
+            entry.contribution = value
+            hierarchy.pendingChanges.append(PendingChange(
+                context: self, index: entry.index, old: old ?? Key.defaultValue, new: value ?? Key.defaultValue
+            ))
+            invalidateFolds(from: entry, structure: false)
+            return nil
+        }
+        if let issue {
+            hierarchy.report(ModelIssue(issue.summary, fixes: issue.fixes, fileID: fileID, filePath: filePath, line: line, column: column))
+        }
+    }
+
+    /// Marks `entry` (this context's) and the folds above it out of date, queueing a derived change
+    /// for each fold that was up to date. `structure`: this context's children changed. Caller holds
+    /// the lock for a section.
+    private final func invalidateFolds(from entry: PreferenceFold, structure: Bool) {
+        if structure { entry.childFolds = nil }
+        guard entry.isValid else { return }
+        entry.isValid = false
+        let id = entry.keyID
+        var stack = places.map(\.parent)
+        while let context = stack.popLast() {
+            guard let entry = context.extras?.values?.preferences[id] else { continue }
+            let fold = unsafeDowncast(entry, to: PreferenceFold.self)
+            guard fold.isValid else { continue }
+            fold.isValid = false
+            hierarchy.pendingChanges.append(PendingChange(context: context, index: fold.index, old: nil, new: nil))
+            stack.append(contentsOf: context.places.map(\.parent))
+        }
+    }
+
+    /// Called when a child slot of this model was reconciled: the cached folds here and above are
+    /// out of date, and their observers hear of it. Caller holds the lock for a section.
+    final func childrenDidChange() {
+        guard let preferences = extras?.values?.preferences, !preferences.isEmpty else { return }
+        for case let fold as PreferenceFold in preferences.values {
+            if fold.isValid {
+                hierarchy.pendingChanges.append(PendingChange(context: self, index: fold.index, old: nil, new: nil))
+            }
+            invalidateFolds(from: fold, structure: true)
+        }
+    }
+}
