@@ -18,6 +18,8 @@
 final class ContextValues {
     // Safety: every field is guarded by the hierarchy lock.
     @exclusivity(unchecked) var environment: [ObjectIdentifier: KeyedEntry] = [:]
+    /// The environment entries again, searched linearly by the read path (a model reads few keys).
+    @exclusivity(unchecked) var environmentCaches: [(ObjectIdentifier, EnvironmentCache)] = []
     @exclusivity(unchecked) var preferences: [ObjectIdentifier: KeyedEntry] = [:]
     /// The entries of each kind, in creation order: entry `i` is property `kind.base + i`.
     @exclusivity(unchecked) var orderedEnvironment: [KeyedEntry] = []
@@ -40,6 +42,20 @@ enum KeyedKind {
         }
     }
 
+    /// The Observation key path of property `index`: built once for the first environment and
+    /// preference entries of every model, which are the ones models have.
+    static func observationKeyPath(_ index: Int) -> KeyPath<AnySchema, Int> {
+        if let kind = of(index) {
+            let position = index - kind.base
+            let prebuilt = kind == .environment ? prebuiltEnvironment : prebuiltPreferences
+            if position < prebuilt.count { return prebuilt[position] }
+        }
+        return \AnySchema.[property: index]
+    }
+
+    private static let prebuiltEnvironment = (0..<32).map { \AnySchema.[property: KeyedKind.environment.base + $0] }
+    private static let prebuiltPreferences = (0..<32).map { \AnySchema.[property: KeyedKind.preference.base + $0] }
+
     /// The kind of property `index`, nil for tracked properties and memoized values.
     static func of(_ index: Int) -> KeyedKind? {
         if index >= KeyedKind.preference.base { return .preference }
@@ -49,6 +65,7 @@ enum KeyedKind {
 }
 
 /// One environment or preference key of one context: its virtual property.
+@usableFromInline
 class KeyedEntry {
     let index: Int
     let kind: KeyedKind
@@ -61,7 +78,7 @@ class KeyedEntry {
         self.index = index
         self.kind = kind
         self.name = name
-        self.keyPath = \AnySchema.[property: index]
+        self.keyPath = KeyedKind.observationKeyPath(index)
     }
 
     /// Whether this is an environment entry holding a value set by its model. Caller holds the lock.

@@ -34,7 +34,7 @@ public protocol ModelEnvironmentKey: SendableMetatype {
 /// - Note: Reads are observable like tracked state: Observation, `observe`, `onChange(of:)` and a
 ///   Tester's assertions see them, and a change of the value set above re-runs them.
 public struct ModelEnvironmentValues: Sendable {
-    let source: KeyedSource
+    @usableFromInline let source: KeyedSource
 
     init(_ source: KeyedSource) {
         self.source = source
@@ -42,17 +42,14 @@ public struct ModelEnvironmentValues: Sendable {
 
     /// The value for `key` at the model this came from.
     public subscript<Key: ModelEnvironmentKey>(key: Key.Type) -> Key.Value {
-        get {
-            switch source {
-            case .context(let context):
-                return context.environmentValue(key)
-            case .unanchored(let typeName):
-                reportUnanchored(typeName, "environment", key: key, suffixes: environmentSuffixes, isWrite: false)
-                return Key.defaultValue
-            case .probe(let probe):
-                probe.found { $0.setEnvironment(key, nil, fileID: #fileID, filePath: #filePath, line: #line, column: #column) }
-                return Key.defaultValue
+        @inlinable get {
+            // The usual read, a value cached at the reading model, specialized for the value's type.
+            if case .context(let context) = source, let read = context.beginCachedEnvironmentRead(ObjectIdentifier(key)) {
+                let value = unsafeDowncast(read.entry, to: EnvironmentEntry<Key.Value>.self).cached.unsafelyUnwrapped
+                context.endCachedEnvironmentRead(read)
+                return value
             }
+            return uncachedValue(key)
         }
         set {
             switch source {
@@ -63,6 +60,20 @@ public struct ModelEnvironmentValues: Sendable {
             case .probe:
                 break
             }
+        }
+    }
+
+    @usableFromInline
+    func uncachedValue<Key: ModelEnvironmentKey>(_ key: Key.Type) -> Key.Value {
+        switch source {
+        case .context(let context):
+            return context.environmentValue(key)
+        case .unanchored(let typeName):
+            reportUnanchored(typeName, "environment", key: key, suffixes: environmentSuffixes, isWrite: false)
+            return Key.defaultValue
+        case .probe(let probe):
+            probe.found { $0.setEnvironment(key, nil, fileID: #fileID, filePath: #filePath, line: #line, column: #column) }
+            return Key.defaultValue
         }
     }
 }
@@ -109,6 +120,7 @@ extension ModelNode {
 }
 
 /// Where environment and preference values are read and written.
+@usableFromInline
 enum KeyedSource: Sendable {
     case context(Context)
     /// A model not anchored yet (its type's name, for the report).
@@ -119,6 +131,7 @@ enum KeyedSource: Sendable {
 
 /// Finds the key a property of ``ModelEnvironmentValues`` or ``ModelPreferenceValues`` reads, and
 /// remembers how to remove it.
+@usableFromInline
 final class KeyProbe: Sendable {
     private let removal = Protected<(@Sendable (Context) -> Void)?>(nil)
 
@@ -145,18 +158,33 @@ func reportUnanchored(_ typeName: String, _ kind: String, key: Any.Type, suffixe
     ))
 }
 
+/// An environment entry, whatever its value type: the validity of its cache.
+@usableFromInline
+class EnvironmentCache: KeyedEntry {
+    // Safety: guarded by the hierarchy lock.
+    /// The stamp of the hierarchy when the value was cached (0: never). The stamp moves on every
+    /// environment change and every change of the tree's shape.
+    @exclusivity(unchecked) var cachedStamp: UInt64 = 0
+    /// Where the cached value was set (nil: the default or this model), for a Tester's assertion.
+    @exclusivity(unchecked) var source: Context?
+    @exclusivity(unchecked) var sourceIndex = 0
+}
+
+/// A cached environment read in progress.
+@usableFromInline
+struct CachedRead {
+    @usableFromInline let entry: KeyedEntry
+    let locked: Bool
+}
+
 /// One environment key of one context: the value set here, and the resolved value cached.
-final class EnvironmentEntry<Value: Sendable>: KeyedEntry {
+@usableFromInline
+final class EnvironmentEntry<Value: Sendable>: EnvironmentCache {
     // Safety: guarded by the hierarchy lock.
     /// The value this model set, if any.
     @exclusivity(unchecked) var own: Value?
-    /// The value this model reads, valid while `cachedStamp` is the hierarchy's stamp (which moves on
-    /// every environment change and every change of the tree's shape).
-    @exclusivity(unchecked) var cached: Value?
-    @exclusivity(unchecked) var cachedStamp: UInt64 = 0
-    /// Where the cached value was set (nil: the default), for a Tester's assertion.
-    @exclusivity(unchecked) var source: Context?
-    @exclusivity(unchecked) var sourceIndex = 0
+    /// The value this model reads, valid while `cachedStamp` is the hierarchy's stamp.
+    @usableFromInline @exclusivity(unchecked) var cached: Value?
 
     override var setsOwnValue: Bool { own != nil }
 }
@@ -170,7 +198,46 @@ extension Context {
         let name = "environment." + keyDisplayName(key, suffixes: environmentSuffixes)
         let entry = addEntry(.environment) { EnvironmentEntry<Key.Value>(index: $0, kind: .environment, name: name) }
         ensuredValues.environment[ObjectIdentifier(key)] = entry
+        ensuredValues.environmentCaches.append((ObjectIdentifier(key), entry))
         return entry
+    }
+
+    /// Starts the read of a cached environment value: returns the entry of the key `id`, with the lock
+    /// held, when it caches the current value; else nil, without the lock.
+    @usableFromInline
+    final func beginCachedEnvironmentRead(_ id: ObjectIdentifier) -> CachedRead? {
+        let locked: Bool
+        if lock.tryLockForRead() {
+            locked = true
+        } else {
+            locked = lock.lockForReadSlow()
+        }
+        if let caches = extras?.values?.environmentCaches {
+            for (key, entry) in caches where key == id {
+                if entry.cachedStamp == hierarchy.stampCounter && state.isLive {
+                    return CachedRead(entry: entry, locked: locked)
+                }
+                break
+            }
+        }
+        if locked { lock.unlockAfterRead() }
+        return nil
+    }
+
+    /// Ends a read begun by `beginCachedEnvironmentRead`: unlocks, then registers the read.
+    @usableFromInline
+    final func endCachedEnvironmentRead(_ read: CachedRead) {
+        if read.locked { lock.unlockAfterRead() }
+        didRead(read.entry)
+        if AccessRecording.isRecordingForAssertion {
+            recordEnvironmentSource(unsafeDowncast(read.entry, to: EnvironmentCache.self))
+        }
+    }
+
+    /// A Tester's assertion reading the value here asserts the change where it was set.
+    private final func recordEnvironmentSource(_ entry: EnvironmentCache) {
+        let source = withReadLock { entry.source.map { ($0, entry.sourceIndex) } }
+        if let (context, index) = source { _ = AccessRecording.record(context, index) }
     }
 
     /// The value of `key` here: set here or by the nearest ancestor (first places), else the default.
@@ -208,11 +275,7 @@ extension Context {
         }
         guard let (value, entry) = read else { return Key.defaultValue }
         didRead(entry)
-        if AccessRecording.isRecordingForAssertion {
-            // A Tester's assertion reading the value here asserts the change where it was set.
-            let source = withReadLock { entry.source.map { ($0, entry.sourceIndex) } }
-            if let (context, index) = source { _ = AccessRecording.record(context, index) }
-        }
+        if AccessRecording.isRecordingForAssertion { recordEnvironmentSource(entry) }
         return value
     }
 

@@ -40,7 +40,7 @@ public protocol ModelPreferenceKey: SendableMetatype {
 /// - Note: Reads are observable like tracked state: a contribution changed, added or removed below
 ///   re-runs Observation, `observe` and `onChange(of:)`.
 public struct ModelPreferenceValues: Sendable {
-    let source: KeyedSource
+    @usableFromInline let source: KeyedSource
 
     init(_ source: KeyedSource) {
         self.source = source
@@ -49,17 +49,17 @@ public struct ModelPreferenceValues: Sendable {
     /// Reading: the fold of `key` over the model and its descendants. Writing: the model's own
     /// contribution.
     public subscript<Key: ModelPreferenceKey>(key: Key.Type) -> Key.Value {
-        get {
-            switch source {
-            case .context(let context):
-                return context.preferenceValue(key)
-            case .unanchored(let typeName):
-                reportUnanchored(typeName, "preference", key: key, suffixes: preferenceSuffixes, isWrite: false)
-                return Key.defaultValue
-            case .probe(let probe):
-                probe.found { $0.setPreference(key, nil, fileID: #fileID, filePath: #filePath, line: #line, column: #column) }
-                return Key.defaultValue
+        @inlinable get {
+            // The usual read, of an existing entry, specialized for the key: a fold over a long list is
+            // combined again without generic metadata lookups.
+            if case .context(let context) = source, let read = context.beginPreferenceRead(ObjectIdentifier(key)) {
+                let entry = unsafeDowncast(read.entry, to: PreferenceEntry<Key>.self)
+                entry.validate()
+                let value = entry.folded.unsafelyUnwrapped
+                context.endPreferenceRead(read)
+                return value
             }
+            return uncachedValue(key)
         }
         set {
             switch source {
@@ -70,6 +70,20 @@ public struct ModelPreferenceValues: Sendable {
             case .probe:
                 break
             }
+        }
+    }
+
+    @usableFromInline
+    func uncachedValue<Key: ModelPreferenceKey>(_ key: Key.Type) -> Key.Value {
+        switch source {
+        case .context(let context):
+            return context.preferenceValue(key)
+        case .unanchored(let typeName):
+            reportUnanchored(typeName, "preference", key: key, suffixes: preferenceSuffixes, isWrite: false)
+            return Key.defaultValue
+        case .probe(let probe):
+            probe.found { $0.setPreference(key, nil, fileID: #fileID, filePath: #filePath, line: #line, column: #column) }
+            return Key.defaultValue
         }
     }
 }
@@ -110,18 +124,29 @@ extension ModelNode {
 }
 
 /// A preference entry of one context, whatever its key: whether its fold is cached.
+///
+/// A fold combines the model's contribution with its children's folds, which it keeps in blocks of
+/// `blockSize` children, each block's combination cached: a changed child makes its parent combine
+/// one block and the blocks' results again, so a fold over a long list stays cheap.
+@usableFromInline
 class PreferenceFold: KeyedEntry {
     // Safety: guarded by the hierarchy lock.
-    /// Whether `piece` and `folded` are up to date. A valid fold implies valid folds below it, so an
-    /// invalid one implies that none above it is valid.
-    @exclusivity(unchecked) var isValid = false
+    /// Whether the fold is up to date. A valid fold implies valid folds below it, so an invalid one
+    /// implies that none above it is valid.
+    @usableFromInline @exclusivity(unchecked) var isValid = false
     /// The entries of the children, in order, while the tree's shape below is unchanged.
-    @exclusivity(unchecked) var childFolds: [PreferenceFold]?
+    @usableFromInline @exclusivity(unchecked) var childFolds: [PreferenceFold]?
+    /// Whether each block of `childFolds` has its combination cached.
+    @usableFromInline @exclusivity(unchecked) var validBlocks: [Bool] = []
+    /// The parents' folds this one is combined into, with its position among their children.
+    @exclusivity(unchecked) var links: [(parent: PreferenceFold, position: Int)] = []
     /// The key's identifier.
     let keyID: ObjectIdentifier
     /// The context whose entry this is. Held strongly: a parent's `childFolds` may keep the entry of
     /// a removed child until the parent's next reconciliation drops them.
     let context: Context
+
+    @usableFromInline static var blockSize: Int { 32 }
 
     init(index: Int, name: String, keyID: ObjectIdentifier, context: Context) {
         self.keyID = keyID
@@ -131,44 +156,95 @@ class PreferenceFold: KeyedEntry {
 
     /// Whether the model contributes a value. Caller holds the lock.
     var hasContribution: Bool { false }
+
+    /// Notes that this fold is child `position` of `parent`'s fold.
+    final func link(to parent: PreferenceFold, position: Int) {
+        if let existing = links.firstIndex(where: { $0.parent === parent }) {
+            links[existing].position = position
+        } else {
+            links.append((parent, position))
+        }
+    }
+
+    /// The parents' folds that still hold this one, each having its block invalidated.
+    final func invalidateParentBlocks() -> [PreferenceFold] {
+        var parents: [PreferenceFold] = []
+        for (parent, position) in links {
+            guard let folds = parent.childFolds, folds.indices.contains(position), folds[position] === self else { continue }
+            parent.validBlocks[position / Self.blockSize] = false
+            parents.append(parent)
+        }
+        return parents
+    }
 }
 
 /// One preference key of one context: its contribution and the cached fold of its subtree.
+@usableFromInline
 final class PreferenceEntry<Key: ModelPreferenceKey>: PreferenceFold {
     // Safety: guarded by the hierarchy lock.
-    @exclusivity(unchecked) var contribution: Key.Value?
+    @usableFromInline @exclusivity(unchecked) var contribution: Key.Value?
     /// The contributions of the subtree reduced together; nil when none contributes.
-    @exclusivity(unchecked) var piece: Key.Value?
+    @usableFromInline @exclusivity(unchecked) var piece: Key.Value?
     /// `defaultValue` reduced with `piece`: what a read returns.
-    @exclusivity(unchecked) var folded: Key.Value?
+    @usableFromInline @exclusivity(unchecked) var folded: Key.Value?
+    /// The combination of each block of children (nil: none of them contributes).
+    @usableFromInline @exclusivity(unchecked) var blockPieces: [Key.Value?] = []
 
     override var hasContribution: Bool { contribution != nil }
 
     /// Brings the fold up to date, reusing the children's cached folds. Caller holds the lock.
-    func validate(in context: Context) {
+    /// Inlinable, so that it is specialized for the key where the read is.
+    @inlinable
+    func validate() {
         if isValid { return }
-        if childFolds == nil {
-            var folds: [PreferenceFold] = []
-            for index in context.schema.childSlotIndices {
-                for child in context.slots[index]?.list ?? [] where child.state.isLive {
-                    folds.append(child.preferenceEntry(Key.self))
-                }
-            }
-            childFolds = folds
-        }
+        if childFolds == nil { collectChildren() }
         var piece = contribution
-        for fold in childFolds.unsafelyUnwrapped {
-            let child = unsafeDowncast(fold, to: PreferenceEntry<Key>.self)
-            if !child.isValid { child.validate(in: child.context) }
-
-            guard let next = child.piece else { continue }
-            if piece == nil { piece = next } else { Key.reduce(value: &piece!, nextValue: next) }
+        childFolds.unsafelyUnwrapped.withUnsafeBufferPointer { folds in
+            for block in blockPieces.indices {
+                if !validBlocks[block] {
+                    var combined: Key.Value?
+                    for position in (block * Self.blockSize)..<min(folds.count, (block + 1) * Self.blockSize) {
+                        // Unretained: `childFolds` holds the children's entries.
+                        Unmanaged.passUnretained(folds[position])._withUnsafeGuaranteedRef { fold in
+                            let child = unsafeDowncast(fold, to: PreferenceEntry<Key>.self)
+                            if !child.isValid { child.validate() }
+                            Self.combine(&combined, child.piece)
+                        }
+                    }
+                    blockPieces[block] = combined
+                    validBlocks[block] = true
+                }
+                Self.combine(&piece, blockPieces[block])
+            }
         }
         self.piece = piece
         var folded = Key.defaultValue
         if let piece { Key.reduce(value: &folded, nextValue: piece) }
         self.folded = folded
         isValid = true
+    }
+
+    @inlinable
+    static func combine(_ value: inout Key.Value?, _ next: Key.Value?) {
+        guard let next else { return }
+        if value == nil { value = next } else { Key.reduce(value: &value!, nextValue: next) }
+    }
+
+    /// Finds the children's entries, in order, after a change of the tree's shape.
+    @usableFromInline
+    func collectChildren() {
+        var folds: [PreferenceFold] = []
+        for index in context.schema.childSlotIndices {
+            for child in context.slots[index]?.list ?? [] where child.state.isLive {
+                let entry = child.preferenceEntry(Key.self)
+                entry.link(to: self, position: folds.count)
+                folds.append(entry)
+            }
+        }
+        childFolds = folds
+        let blocks = (folds.count + Self.blockSize - 1) / Self.blockSize
+        blockPieces = Array(repeating: nil, count: blocks)
+        validBlocks = Array(repeating: false, count: blocks)
     }
 }
 
@@ -184,22 +260,49 @@ extension Context {
         return entry
     }
 
+    /// Starts the read of an existing preference entry: returns it with the lock held (the caller
+    /// validates and reads it); nil, without the lock, when the model has no entry for the key `id`.
+    @usableFromInline
+    final func beginPreferenceRead(_ id: ObjectIdentifier) -> CachedRead? {
+        let locked: Bool
+        if lock.tryLockForRead() {
+            locked = true
+        } else {
+            locked = lock.lockForReadSlow()
+        }
+        if state.isLive, let entry = extras?.values?.preferences[id] {
+            return CachedRead(entry: entry, locked: locked)
+        }
+        if locked { lock.unlockAfterRead() }
+        return nil
+    }
+
+    /// Ends a read begun by `beginPreferenceRead`: unlocks, then registers the read.
+    @usableFromInline
+    final func endPreferenceRead(_ read: CachedRead) {
+        if read.locked { lock.unlockAfterRead() }
+        didRead(read.entry)
+        if AccessRecording.isRecordingForAssertion { recordContributors(unsafeDowncast(read.entry, to: PreferenceFold.self).keyID) }
+    }
+
+    /// A Tester's assertion reading a fold asserts the contributions folded into it.
+    private final func recordContributors(_ id: ObjectIdentifier) {
+        for (context, index) in withReadLock({ contributors(id) }) where context !== self {
+            _ = AccessRecording.record(context, index)
+        }
+    }
+
     /// The fold of `key` over this model and its descendants.
     final func preferenceValue<Key: ModelPreferenceKey>(_ key: Key.Type) -> Key.Value {
         let read: (Key.Value, PreferenceEntry<Key>)? = withReadLock {
             guard state.isLive else { return nil }
             let entry = preferenceEntry(key)
-            entry.validate(in: self)
+            entry.validate()
             return (entry.folded.unsafelyUnwrapped, entry)
         }
         guard let (value, entry) = read else { return Key.defaultValue }
         didRead(entry)
-        if AccessRecording.isRecordingForAssertion {
-            // A Tester's assertion reading the fold asserts the contributions folded into it.
-            for (context, index) in withReadLock({ contributors(ObjectIdentifier(key)) }) where context !== self {
-                _ = AccessRecording.record(context, index)
-            }
-        }
+        if AccessRecording.isRecordingForAssertion { recordContributors(ObjectIdentifier(key)) }
         return value
     }
 
@@ -246,21 +349,19 @@ extension Context {
     }
 
     /// Marks `entry` (this context's) and the folds above it out of date, queueing a derived change
-    /// for each fold that was up to date. `structure`: this context's children changed. Caller holds
-    /// the lock for a section.
+    /// for each fold above that was up to date. `structure`: this context's children changed. Caller
+    /// holds the lock for a section.
     private final func invalidateFolds(from entry: PreferenceFold, structure: Bool) {
         if structure { entry.childFolds = nil }
         guard entry.isValid else { return }
         entry.isValid = false
-        let id = entry.keyID
-        var stack = places.map(\.parent)
-        while let context = stack.popLast() {
-            guard let entry = context.extras?.values?.preferences[id] else { continue }
-            let fold = unsafeDowncast(entry, to: PreferenceFold.self)
-            guard fold.isValid else { continue }
+        var stack = entry.invalidateParentBlocks()
+        while let fold = stack.popLast() {
+            // An invalid fold has no valid fold above it: nothing more to do there.
+            guard fold.isValid, fold.context.state.isLive else { continue }
             fold.isValid = false
-            hierarchy.pendingChanges.append(PendingChange(context: context, index: fold.index, old: nil, new: nil))
-            stack.append(contentsOf: context.places.map(\.parent))
+            hierarchy.pendingChanges.append(PendingChange(context: fold.context, index: fold.index, old: nil, new: nil))
+            stack.append(contentsOf: fold.invalidateParentBlocks())
         }
     }
 
