@@ -59,6 +59,8 @@ func environmentScenarios() -> [Scenario] {
                     let elapsed = measure {
                         for _ in 0..<n { sum &+= leaf.node.environment.depth }
                     }
+                    withExtendedLifetime(chain) {}
+                    precondition(sum == n, "the chain is alive")
                     blackHole(sum)
                     return elapsed
                 },
@@ -95,6 +97,8 @@ func environmentScenarios() -> [Scenario] {
                     let elapsed = measure {
                         for _ in 0..<n { sum &+= leaf.node.mapHierarchy(for: .ancestors) { _ in 1 }.count }
                     }
+                    withExtendedLifetime(chain) {}
+                    precondition(sum == 10 * n, "the chain is alive")
                     blackHole(sum)
                     return elapsed
                 },

@@ -9,7 +9,7 @@ import Darwin
 
 let configuration = Configuration.parse(Array(CommandLine.arguments.dropFirst()))
 let scenarios = readWriteScenarios() + observerScenarios() + dependencyScenarios() + eventScenarios()
-    + hierarchyScenarios() + continuityScenarios() + memoryScenarios() + testerScenarios() + environmentScenarios()
+    + hierarchyScenarios() + continuityScenarios() + memoryScenarios() + testerScenarios() + environmentScenarios() + environmentScenarios()
 
 let clock = ContinuousClock()
 let start = clock.now

@@ -25,14 +25,30 @@ extension ModelNode {
     ///
     /// - Returns: The results, in the order above; empty on a model that is not anchored.
     /// - Note: `transform` runs without the hierarchy's lock, on the calling thread.
+    @inlinable
     public func mapHierarchy<T>(
         for relation: ModelRelation,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
         _ transform: (any Model) throws -> T?
     ) rethrows -> [T] {
-        guard let context = context(for: "mapHierarchy", fileID: fileID, filePath: filePath, line: line, column: column)
+        let models = modelsInRelation(relation, "mapHierarchy", fileID: fileID, filePath: filePath, line: line, column: column)
+        var results: [T] = []
+        results.reserveCapacity(models.count)
+        for index in models.indices {
+            if let result = try transform(models[index]) { results.append(result) }
+        }
+        return results
+    }
+
+    /// The models of `relation` in query order (empty, with a report naming `api`, on a model that
+    /// is not anchored).
+    @usableFromInline
+    func modelsInRelation(
+        _ relation: ModelRelation, _ api: String, fileID: StaticString, filePath: StaticString, line: UInt, column: UInt
+    ) -> [any Model] {
+        guard let context = context(for: api, fileID: fileID, filePath: filePath, line: line, column: column)
         else { return [] }
-        return try context.modelsInRelation(relation).compactMap(transform)
+        return context.modelsInRelation(relation)
     }
 
     /// Folds the models in `relation` (in the order of ``mapHierarchy(for:fileID:filePath:line:column:_:)``)
@@ -47,16 +63,16 @@ extension ModelNode {
     /// ```
     ///
     /// Observed like ``mapHierarchy(for:fileID:filePath:line:column:_:)``.
+    @inlinable
     public func reduceHierarchy<Result>(
         for relation: ModelRelation, into initialResult: Result,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
         _ updateAccumulatingResult: (inout Result, any Model) throws -> Void
     ) rethrows -> Result {
         var result = initialResult
-        guard let context = context(for: "reduceHierarchy", fileID: fileID, filePath: filePath, line: line, column: column)
-        else { return result }
-        for model in context.modelsInRelation(relation) {
-            try updateAccumulatingResult(&result, model)
+        let models = modelsInRelation(relation, "reduceHierarchy", fileID: fileID, filePath: filePath, line: line, column: column)
+        for index in models.indices {
+            try updateAccumulatingResult(&result, models[index])
         }
         return result
     }
@@ -79,13 +95,15 @@ extension Context {
     /// observer runs again when models are added or removed).
     final func modelsInRelation(_ relation: ModelRelation) -> [any Model] {
         var slotReads: [(Context, Int)] = []
-        let contexts: [Context] = withReadLock {
-            guard state.isLive else { return [] }
-            return relationContexts(relation, slotReads: &slotReads)
-        }
         var models: [any Model] = []
-        models.reserveCapacity(contexts.count)
         withReadLock {
+            guard state.isLive else { return }
+            if relation.isSubset(of: [.self, .parent, .ancestors]),
+               collectSinglePlaceChain(relation, into: &models, slotReads: &slotReads) {
+                return
+            }
+            let contexts = relationContexts(relation, slotReads: &slotReads)
+            models.reserveCapacity(contexts.count)
             for context in contexts {
                 if let model = context.model { models.append(model) }
             }
@@ -98,8 +116,8 @@ extension Context {
 
     /// The contexts of `relation` in query order, each once. Caller holds the lock.
     final func relationContexts(_ relation: ModelRelation, slotReads: inout [(Context, Int)]) -> [Context] {
-        var visited = VisitedSet()
         var result: [Context] = []
+        var visited = VisitedSet()
         if relation.contains(.self), visited.insert(self) { result.append(self) }
         if relation.contains(.parent) || relation.contains(.ancestors) {
             let all = relation.contains(.ancestors)
@@ -124,6 +142,33 @@ extension Context {
             result.append(contentsOf: dependencies(of: [self] + result, &visited))
         }
         return result
+    }
+
+    /// The usual query, up a chain of models in one place each, collected without bookkeeping.
+    /// Returns false, having collected nothing, when some model on the way has several places.
+    /// Caller holds the lock.
+    private final func collectSinglePlaceChain(
+        _ relation: ModelRelation, into models: inout [any Model], slotReads: inout [(Context, Int)]
+    ) -> Bool {
+        let all = relation.contains(.ancestors)
+        let upwards = all || relation.contains(.parent)
+        models.reserveCapacity(16)
+        slotReads.reserveCapacity(16)
+        if relation.contains(.self), let model { models.append(model) }
+        var context = self
+        while upwards, !context.places.isEmpty {
+            let place = context.places[0]
+            if context.places.count > 1 || slotReads.count > 64 || place.parent === self {
+                models.removeAll()
+                slotReads.removeAll()
+                return false
+            }
+            context = place.parent
+            slotReads.append((context, place.slot))
+            if let model = context.model { models.append(model) }
+            if !all { break }
+        }
+        return true
     }
 
     /// Depth-first, in child order: `context`'s children and, when `all`, their descendants.
