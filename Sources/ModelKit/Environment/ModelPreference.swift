@@ -154,9 +154,6 @@ class PreferenceFold: KeyedEntry {
         super.init(index: index, kind: .preference, name: name)
     }
 
-    /// Whether the model contributes a value. Caller holds the lock.
-    var hasContribution: Bool { false }
-
     /// Notes that this fold is child `position` of `parent`'s fold.
     final func link(to parent: PreferenceFold, position: Int) {
         if let existing = links.firstIndex(where: { $0.parent === parent }) {
@@ -189,8 +186,6 @@ final class PreferenceEntry<Key: ModelPreferenceKey>: PreferenceFold {
     @usableFromInline @exclusivity(unchecked) var folded: Key.Value?
     /// The combination of each block of children (nil: none of them contributes).
     @usableFromInline @exclusivity(unchecked) var blockPieces: [Key.Value?] = []
-
-    override var hasContribution: Bool { contribution != nil }
 
     /// Brings the fold up to date, reusing the children's cached folds. Caller holds the lock.
     /// Inlinable, so that it is specialized for the key where the read is.
@@ -306,16 +301,16 @@ extension Context {
         return value
     }
 
-    /// The models of this subtree contributing to the key `id`, with their entries' indices. Caller
-    /// holds the lock.
+    /// The models of this subtree with an entry for the key `id` (every model that contributes or
+    /// contributed), with their entries' indices. Caller holds the lock.
     private final func contributors(_ id: ObjectIdentifier) -> [(Context, Int)] {
         var result: [(Context, Int)] = []
         var visited = VisitedSet()
         var stack = [self]
         while let context = stack.popLast() {
             guard visited.insert(context) else { continue }
-            if let entry = context.extras?.values?.preferences[id],
-               unsafeDowncast(entry, to: PreferenceFold.self).hasContribution {
+            // Every entry, contributing or not: a contribution removed is a change the fold covers.
+            if let entry = context.extras?.values?.preferences[id] {
                 result.append((context, entry.index))
             }
             stack.append(contentsOf: context.children)
