@@ -118,6 +118,29 @@ import Testing
         modifications.cancel()
     }
 
+    @Test func concurrentContributionsAndReadsAgreeInTheEnd() async {
+        let root = Panel("root", children: (0..<8).map { Panel("\($0)", children: [Panel("leaf")]) }).withAnchor()
+        let leaves = root.children.map { $0.children[0] }
+        await withTaskGroup(of: Void.self) { group in
+            for (offset, leaf) in leaves.enumerated() {
+                group.addTask {
+                    for round in 0..<200 {
+                        leaf.unsavedCount = round
+                        leaf.node.environment.fontSize = round
+                        _ = root.unsavedCount
+                        _ = leaf.theme
+                    }
+                    leaf.unsavedCount = offset
+                }
+            }
+            group.addTask {
+                for round in 0..<200 { root.theme = round.isMultiple(of: 2) ? "dark" : "light" }
+            }
+        }
+        #expect(root.unsavedCount == (0..<8).reduce(0, +))
+        #expect(leaves.allSatisfy { $0.node.environment.fontSize == 199 })
+    }
+
     @Test func aFoldOverManyChildrenStaysCorrectAcrossChanges() {
         let root = Panel("root", children: (0..<200).map { Panel("\($0)") }).withAnchor()
         for (offset, child) in root.children.enumerated() { child.unsavedCount = offset }
