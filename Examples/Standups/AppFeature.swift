@@ -1,5 +1,6 @@
 import Foundation
 import ModelKit
+import Synchronization
 
 /// The root of Standups: the list of standups and a navigation path of screens pushed over it.
 ///
@@ -54,11 +55,17 @@ struct AppFeature: Model {
             }
         }
 
-        // Registered before the list loads its data (parents activate first), so that the load is
-        // saved once too. A failed save is recorded in `saveProblem`; the next change tries again.
-        let standups = node.observe(initial: false) { standupsList.standupDetails.map(\.standup) }
-        node.forEach(standups.debounce(for: .seconds(1), clock: node.continuousClock)) { standups in
-            await save(standups)
+        // Autosave: one second after the list stops changing, the standups are saved if they differ
+        // from the last ones saved (an edit form's draft changes the list's subtree, not its
+        // standups). Registered before the list loads its data (parents activate first), so that
+        // the load is saved once too. A failed save is recorded in `saveProblem`; the next change
+        // tries again.
+        let edits = standupsList.node.modifications().debounce(for: .seconds(1), clock: node.continuousClock)
+        let lastSaved = LastSaved()
+        node.forEach(edits) { _ in
+            let standups = standupsList.standupDetails.map(\.standup)
+            guard lastSaved.standups != standups else { return }
+            if await save(standups) == nil { lastSaved.standups = standups }
         }
     }
 
@@ -149,5 +156,15 @@ extension AppFeature.Path {
     var record: RecordMeeting? {
         guard case .record(let model) = self else { return nil }
         return model
+    }
+}
+
+/// The standups the autosave wrote last, so that it writes only what changed.
+private final class LastSaved: Sendable {
+    private let stored = Mutex<[Standup]?>(nil)
+
+    var standups: [Standup]? {
+        get { stored.withLock { $0 } }
+        set { stored.withLock { $0 = newValue } }
     }
 }

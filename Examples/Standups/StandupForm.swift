@@ -22,11 +22,29 @@ struct StandupForm: Model {
         self.standup = standup
     }
 
-    /// A standup needs someone to attend: an empty one gets a first, blank attendee.
+    /// A standup needs someone to attend: an empty one gets a first, blank attendee. Edits of the
+    /// standup are undoable from then on (the focus is `.transient`, so undo leaves it alone).
     func onActivate() {
         if standup.attendees.isEmpty {
             standup.attendees.append(Attendee(id: Attendee.ID(node.uuid())))
         }
+        node.trackUndo()
+    }
+
+    /// Whether there is an edit to undo.
+    var canUndo: Bool { node.undoStack.canUndo }
+
+    /// Whether there is an undone edit to redo.
+    var canRedo: Bool { node.undoStack.canRedo }
+
+    /// Undoes the last edit of the standup.
+    func undoTapped() {
+        node.undoStack.undo()
+    }
+
+    /// Redoes the last undone edit.
+    func redoTapped() {
+        node.undoStack.redo()
     }
 
     func addAttendeeButtonTapped() {
@@ -38,6 +56,11 @@ struct StandupForm: Model {
     /// Removes attendees and moves the focus to the attendee now at the first removed position (the
     /// last one, if the removal emptied the end). Removing everyone leaves a new blank attendee.
     func deleteAttendees(atOffsets indices: IndexSet) {
+        // One undo entry: the removal and the blank attendee that may replace it.
+        node.transaction { removeAttendees(atOffsets: indices) }
+    }
+
+    private func removeAttendees(atOffsets indices: IndexSet) {
         standup.attendees.remove(atOffsets: indices)
         if standup.attendees.isEmpty {
             standup.attendees.append(Attendee(id: Attendee.ID(node.uuid())))
@@ -53,7 +76,7 @@ struct StandupForm: Model {
     }
 
     static func register(_ r: inout ModelRegistrar<Self>) {
-        r.track("focus", \.$focus)
+        r.track("focus", \.$focus, options: .transient)
         r.track("standup", \.$standup)
     }
 }

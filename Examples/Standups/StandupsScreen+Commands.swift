@@ -218,6 +218,12 @@ extension StandupsScreen {
                 return .message("Themes: " + Theme.allCases.map(\.rawValue).joined(separator: ", ") + ".")
             }
             form.standup.theme = theme
+        case "undo":
+            guard form.canUndo else { return .message("Nothing to undo.") }
+            form.undoTapped()
+        case "redo":
+            guard form.canRedo else { return .message("Nothing to redo.") }
+            form.redoTapped()
         case "save", "confirm": save()
         case "cancel": cancel()
         default:
@@ -245,7 +251,7 @@ extension StandupsScreen {
     // MARK: Support
 
     private static let formCommands =
-        "title TEXT · attendee NAME · drop N · length MINUTES · theme NAME · save · cancel"
+        "title TEXT · attendee NAME · drop N · length MINUTES · theme NAME · undo · redo · save · cancel"
 
     /// Runs `action`; when settling, then waits until `condition` holds (see
     /// ``Model/perform(_:thenWaitUntil:printout:timeout:isolation:)``).

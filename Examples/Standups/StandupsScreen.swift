@@ -19,7 +19,8 @@ struct StandupsScreen: TerminalScreen {
           standup:  start · edit · delete · meeting N · forget N (delete meeting N) · back
           meeting:  back
           record:   say TEXT · next · end · wait SECONDS
-          form:     title TEXT · attendee NAME · drop N · length MINUTES · theme NAME · save · cancel
+          form:     title TEXT · attendee NAME · drop N · length MINUTES · theme NAME · undo · redo ·
+                    save · cancel
           alerts:   confirm · cancel, and the answers they list (save, discard, continue, settings, ok)
           always:   help · quit
         """

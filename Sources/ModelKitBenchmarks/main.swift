@@ -9,7 +9,8 @@ import Darwin
 
 let configuration = Configuration.parse(Array(CommandLine.arguments.dropFirst()))
 let scenarios = readWriteScenarios() + observerScenarios() + dependencyScenarios() + eventScenarios()
-    + hierarchyScenarios() + continuityScenarios() + memoryScenarios() + testerScenarios() + environmentScenarios() + environmentScenarios()
+    + reactionScenarios() + hierarchyScenarios() + continuityScenarios() + memoryScenarios() + testerScenarios()
+    + undoScenarios() + environmentScenarios()
 
 let clock = ContinuousClock()
 let start = clock.now

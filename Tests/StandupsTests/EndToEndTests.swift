@@ -66,6 +66,22 @@ import Testing
         #expect((standup["meetings"] as? [Any])?.isEmpty == true)
     }
 
+    @Test func formEditsCanBeUndoneAndRedone() async throws {
+        defer { cleanUp() }
+        let run = try await StandupsRun(["--data", dataFile.path, "--script", """
+            add; undo; title Daily; title Weekly; undo; attendee Ana; attendee Bo; undo; redo; undo; \
+            redo; redo; save; quit
+            """])
+
+        #expect(run.status == 0)
+        #expect(run.output.contains("> undo\nNothing to undo."))
+        #expect(run.output.contains("> redo\nNothing to redo."))
+        let standup = try #require(try savedStandups().first)
+        #expect(standup["title"] as? String == "Daily")
+        #expect(attendeeNames(standup) == ["Ana", "Bo"])
+        #expect(run.errors.isEmpty)
+    }
+
     @Test func editingAndDeletingAreSaved() async throws {
         defer { cleanUp() }
         _ = try await StandupsRun(["--data", dataFile.path, "--script", "add; title Daily; attendee Ana; save; quit"])

@@ -53,4 +53,46 @@ import Testing
         }
         await tester.finish()
     }
+
+    @Test func editsAreUndoneAndRedoneLeavingTheFocusAlone() async {
+        let attendees = [Attendee(id: Attendee.ID(), name: "Ana")]
+        let (form, tester) = StandupForm(standup: Standup(id: Standup.ID(), attendees: attendees)).andTester()
+        #expect(!form.canUndo)
+
+        form.standup.title = "Daily"
+        form.addAttendeeButtonTapped()
+        await tester.assert {
+            form.standup.title == "Daily"
+            form.standup.attendees == attendees + [Attendee(id: Attendee.ID(UUID(0)))]
+            form.focus == .attendee(Attendee.ID(UUID(0)))
+            form.canUndo
+        }
+
+        // Undoing restores the attendees; the focus (`.transient`) stays where it is.
+        form.undoTapped()
+        await tester.assert {
+            form.standup.attendees == attendees
+            form.canRedo
+        }
+        form.undoTapped()
+        await tester.assert {
+            form.standup.title == ""
+            !form.canUndo
+        }
+
+        form.redoTapped()
+        await tester.assert(form.standup.title == "Daily")
+
+        // A new edit clears what was left to redo.
+        form.deleteAttendees(atOffsets: [0])
+        await tester.assert {
+            form.standup.attendees == [Attendee(id: Attendee.ID(UUID(1)))]
+            form.focus == .attendee(Attendee.ID(UUID(1)))
+            !form.canRedo
+        }
+        // Removing the last attendee and adding a blank one was one edit.
+        form.undoTapped()
+        await tester.assert(form.standup.attendees == attendees)
+        await tester.finish()
+    }
 }

@@ -17,8 +17,7 @@ extension Context {
     final func destruct(into batch: inout TeardownBatch) {
         guard state.isLive else { return }
         state = .destructed
-        // Places change: cached environment values are checked again (Environment/).
-        _ = hierarchy.nextStamp()
+        hierarchy.structureVersion &+= 1
         hierarchy.eventListenerCount -= extras?.eventListeners.count ?? 0
         batch.entries.append(TeardownBatch.Entry(work: extras?.takeWorkForTeardown(of: self) ?? .init()))
         for index in schema.childSlotIndices {

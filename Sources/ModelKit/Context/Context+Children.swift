@@ -62,6 +62,7 @@ extension Context {
     /// live ones, continues a live child from a new instance with its id, and removes the rest.
     final func reconcileSlot(_ index: Int) {
         guard state.isLive, let cell = cell(index) else { return }
+        hierarchy.structureVersion &+= 1
         let stamp = hierarchy.nextStamp()
         // Taken out of `slots` so that the sink holds the only reference to the children's list and
         // can edit it in place.
@@ -221,6 +222,14 @@ extension Context {
 
     /// Whether `other` is this context or one of its ancestors.
     final func isSelfOrAncestor(_ other: Context) -> Bool {
+        // The usual chain: one place per model up to the root.
+        var current = self
+        while true {
+            if current === other { return true }
+            if current.places.isEmpty { return false }
+            if current.places.count > 1 { break }
+            current = current.places[0].parent
+        }
         var visited: Set<ObjectIdentifier> = []
         var queue: [Context] = [self]
         while let context = queue.popLast() {
@@ -231,8 +240,17 @@ extension Context {
         return false
     }
 
-    /// The model's path from its root, as printed: `AppModel.counters[0].counter`.
+    /// The model's path from its root, as printed: `AppModel.counters[0].counter`. Cached until the
+    /// hierarchy's structure changes (see `Hierarchy.structureVersion`).
     final func path() -> String {
+        let version = hierarchy.structureVersion
+        if let cached = extras?.cachedPath, cached.version == version { return cached.path }
+        let path = uncachedPath()
+        ensuredExtras.cachedPath = (version, path)
+        return path
+    }
+
+    private final func uncachedPath() -> String {
         guard let place = places.first else {
             return typeName
         }

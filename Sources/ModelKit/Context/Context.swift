@@ -154,6 +154,8 @@ final class Context: @unchecked Sendable {
     }
     @exclusivity(unchecked) private var identity: IdentityKey?
     @exclusivity(unchecked) var extras: ContextExtras?
+    /// Which properties record undo entries, and on which stack (Undo/UndoRecording.swift).
+    @exclusivity(unchecked) var undoTracking: UndoTracking?
     /// The current model instance; nil once destructed, and for frozen copies and stand-ins.
     @exclusivity(unchecked) var model: (any Model)?
 
@@ -279,7 +281,7 @@ final class Context: @unchecked Sendable {
     /// Whether a change must be recorded for observers or hooks. Caller holds the lock.
     @usableFromInline
     final var needsChangeRecord: Bool {
-        observedMask != 0 || hierarchy.recordsEveryChange
+        observedMask != 0 || undoTracking != nil || hierarchy.recordsEveryChange
     }
 
     /// Whether a compound update of property `index` can end on the fast path. Caller holds the lock.
@@ -326,8 +328,9 @@ final class Context: @unchecked Sendable {
     }
 
     private final func makePendingChange<Value>(_ index: Int, old: Value, new: Value) -> PendingChange {
-        // Only hooks (change printing, the Tester) read the values; observers evaluate their own.
-        if hierarchy.hasHooks {
+        // Only hooks (change printing, the Tester) and undo read the values; observers evaluate
+        // their own.
+        if hierarchy.hasHooks || undoTracking?.tracks(index) == true {
             return PendingChange(context: self, index: index, old: old, new: new)
         }
         return PendingChange(context: self, index: index, old: nil, new: nil)

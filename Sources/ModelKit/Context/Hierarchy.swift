@@ -17,6 +17,9 @@ package final class Hierarchy: @unchecked Sendable {
     /// Contexts whose last place was removed during the current section.
     @exclusivity(unchecked) var orphans: [Context] = []
     @exclusivity(unchecked) var stampCounter: UInt64 = 0
+    /// Counts changes of the tree's shape (slots reconciled, models destructed): a model's cached
+    /// path is valid while it is unchanged.
+    @exclusivity(unchecked) var structureVersion: UInt64 = 0
     /// Stream deliveries collected by the current section.
     @exclusivity(unchecked) var deliveries: [Delivery] = []
     /// An empty buffer for `deliveries`, handed back by the thread that performed the last direct
@@ -48,6 +51,8 @@ package final class Hierarchy: @unchecked Sendable {
     @exclusivity(unchecked) var eventListenerCount = 0
     @exclusivity(unchecked) var reportedMissingDependencies: Set<ObjectIdentifier> = []
     @exclusivity(unchecked) var root: Context?
+    /// Undo's state, once a model of the hierarchy tracks undo (Undo/UndoRecording.swift).
+    @exclusivity(unchecked) var undo: HierarchyUndo?
     @exclusivity(unchecked) var isTornDown = false
 
     init(testing: TestingSupport? = nil, lockRank: HierarchyLock.Rank = .hierarchy) {
@@ -106,7 +111,10 @@ package final class Hierarchy: @unchecked Sendable {
                 let candidates = orphans
                 orphans = []
                 var batch = TeardownBatch()
+                // Undo keeps what a removed child held, to bring it back (before `destruct` drops it).
+                let undo = self.undo?.snapshotsRemovals(pendingChanges) == true ? self.undo : nil
                 for context in candidates where context.places.isEmpty && !context.isRoot && context.state.isLive {
+                    undo?.snapshot(context)
                     context.destruct(into: &batch)
                 }
                 if !batch.isEmpty { teardowns.append(.teardown(batch)) }
@@ -152,6 +160,7 @@ package final class Hierarchy: @unchecked Sendable {
         let isSingle = changes.count == 1
         let changes = isSingle ? changes : PendingChange.coalesced(changes)
         if !modificationListeners.isEmpty { collectModifications(changes) }
+        if let undo { undo.record(changes) }
         // An observer of several changed properties is evaluated once. (One property's observers
         // are distinct, so a single change needs no bookkeeping.)
         var evaluated: [ObjectIdentifier] = []
@@ -291,6 +300,7 @@ package final class Hierarchy: @unchecked Sendable {
                 context.destruct(into: &batch)
             }
             dependencyModels = [:]
+            undo?.tearDown()
             resolvedDefaults = DependencyList()
             root = nil
             if !batch.isEmpty { pendingActions.append(.teardown(batch)) }

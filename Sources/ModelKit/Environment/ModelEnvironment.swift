@@ -162,9 +162,9 @@ func reportUnanchored(_ typeName: String, _ kind: String, key: Any.Type, suffixe
 @usableFromInline
 class EnvironmentCache: KeyedEntry {
     // Safety: guarded by the hierarchy lock.
-    /// The stamp of the hierarchy when the value was cached (0: never). The stamp moves on every
-    /// environment change and every change of the tree's shape.
-    @exclusivity(unchecked) var cachedStamp: UInt64 = 0
+    /// The hierarchy's `structureVersion` when the value was cached. It moves on every change of the
+    /// tree's shape, and environment changes move it too.
+    @exclusivity(unchecked) var cachedStamp: UInt64 = .max
     /// Where the cached value was set (nil: the default or this model), for a Tester's assertion.
     @exclusivity(unchecked) var source: Context?
     @exclusivity(unchecked) var sourceIndex = 0
@@ -183,7 +183,7 @@ final class EnvironmentEntry<Value: Sendable>: EnvironmentCache {
     // Safety: guarded by the hierarchy lock.
     /// The value this model set, if any.
     @exclusivity(unchecked) var own: Value?
-    /// The value this model reads, valid while `cachedStamp` is the hierarchy's stamp.
+    /// The value this model reads, valid while `cachedStamp` is the hierarchy's `structureVersion`.
     @usableFromInline @exclusivity(unchecked) var cached: Value?
 
     override var setsOwnValue: Bool { own != nil }
@@ -214,7 +214,7 @@ extension Context {
         }
         if let caches = extras?.values?.environmentCaches {
             for (key, entry) in caches where key == id {
-                if entry.cachedStamp == hierarchy.stampCounter && state.isLive {
+                if entry.cachedStamp == hierarchy.structureVersion && state.isLive {
                     return CachedRead(entry: entry, locked: locked)
                 }
                 break
@@ -263,7 +263,7 @@ extension Context {
         let read: (Key.Value, EnvironmentEntry<Key.Value>)? = withReadLock {
             guard state.isLive else { return nil }
             let entry = environmentEntry(key)
-            let stamp = hierarchy.stampCounter
+            let stamp = hierarchy.structureVersion
             if entry.cachedStamp != stamp || entry.cached == nil {
                 let (value, source, index) = resolveEnvironment(key)
                 entry.cached = value
@@ -293,8 +293,9 @@ extension Context {
             if value == nil && entry.own == nil { return nil }
             let (old, _, _) = resolveEnvironment(key)
             entry.own = value
-            // Every cached environment value is checked again on its next read.
-            hierarchy.stampCounter &+= 1
+            // Every cached environment value is checked again on its next read (it is valid for one
+            // `structureVersion`, which also moves whenever the tree's shape changes).
+            hierarchy.structureVersion &+= 1
             let (new, _, _) = resolveEnvironment(key)
             if valuesAreEqual(old, new) == true { return nil }
             hierarchy.pendingChanges.append(PendingChange(context: self, index: entry.index, old: old, new: new))

@@ -204,8 +204,7 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
         let old = value
         value = newValue
         if context.needsChangeRecord {
-            context.recordChangeInSection(index, old: old, new: newValue)
-            context.hierarchy.endSection()
+            context.recordChangeAndEndSection(index, old: old, new: newValue)
         } else {
             context.endFastWrite(changedIndex: index)
         }
@@ -343,8 +342,7 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
         } else if context.canEndFastModify(index) {
             context.endFastWrite(changedIndex: index)
         } else {
-            context.recordChangeInSection(index, old: old, new: value)
-            context.hierarchy.endSection()
+            context.recordChangeAndEndSection(index, old: old, new: value)
         }
     }
 

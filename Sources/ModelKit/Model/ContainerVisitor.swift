@@ -36,8 +36,8 @@ public struct ContainerVisitor {
 
     /// Settles a model known by its identity (``ModelContainer/_modelIdentity()``) if the sink can.
     @inlinable
-    func visitKnown(_ identity: UnsafeRawPointer) -> Bool {
-        sink.visitKnown(Unmanaged<NodeBox>.fromOpaque(identity))
+    func visitKnown(_ identity: _ModelIdentity) -> Bool {
+        sink.visitKnown(identity.box)
     }
 
     /// Visits the elements of a collection in order. The leading run of models that the sink expects

@@ -59,10 +59,10 @@ extension Model {
         visitor.visit(self)
     }
 
-    /// ModelKit's own: the address of the model's storage box, read without retaining it.
+    /// ModelKit's own: the model's storage box, read without retaining it.
     @inlinable
-    public func _modelIdentity() -> UnsafeRawPointer? {
-        UnsafeRawPointer(node.unretainedBox.toOpaque())
+    public func _modelIdentity() -> _ModelIdentity? {
+        _ModelIdentity(node.unretainedBox)
     }
 }
 

@@ -22,12 +22,26 @@ public protocol ModelContainer {
 
     /// ModelKit's own; do not implement it. The identity of a model, nil for other containers: it
     /// lets a collection recognise the children still in it without copying them.
-    func _modelIdentity() -> UnsafeRawPointer?
+    ///
+    /// Only ModelKit can make a ``_ModelIdentity``, so an implementation can only return nil (which
+    /// is always correct, just slower) or the identity of another model it holds.
+    func _modelIdentity() -> _ModelIdentity?
 }
 
 extension ModelContainer {
     @inlinable
-    public func _modelIdentity() -> UnsafeRawPointer? { nil }
+    public func _modelIdentity() -> _ModelIdentity? { nil }
+}
+
+/// The identity of one model instance (its storage box), for ModelKit's own use: it has no public
+/// initializer, so only ``Model`` provides one.
+public struct _ModelIdentity {
+    @usableFromInline let box: Unmanaged<NodeBox>
+
+    @inlinable
+    init(_ box: Unmanaged<NodeBox>) {
+        self.box = box
+    }
 }
 
 extension Optional: ModelContainer where Wrapped: ModelContainer {

@@ -96,6 +96,7 @@ public struct ModelNode<M: Model>: Sendable {
     }
 
     /// The model's context when anchored, without reporting.
+    @usableFromInline
     var anchoredContext: Context? {
         unretainedBox._withUnsafeGuaranteedRef { $0.context }
     }

@@ -38,8 +38,8 @@ final class NodeBox: @unchecked Sendable {
 
     /// Whether the box at `identity` (see ``ModelContainer/_modelIdentity()``) is bound to `context`.
     @inlinable @inline(__always)
-    static func isBound(_ identity: UnsafeRawPointer, to context: Context) -> Bool {
-        Unmanaged<NodeBox>.fromOpaque(identity)._withUnsafeGuaranteedRef { $0.isBound(to: context) }
+    static func isBound(_ identity: _ModelIdentity, to context: Context) -> Bool {
+        identity.box._withUnsafeGuaranteedRef { $0.isBound(to: context) }
     }
 
     /// Binds the box to its context. The caller holds `unboundLock`.

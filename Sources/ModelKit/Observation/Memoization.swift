@@ -63,13 +63,42 @@ extension ModelNode {
         anchoredContext?.resetMemo(MemoKey(key))
     }
 
-    @usableFromInline
+    // Inlinable, so that reading a cached value and computing it are specialized for `Value` in
+    // the caller; the lookup and the bookkeeping are non-generic calls into ModelKit.
+    @inlinable
     func memoized<Value: Sendable>(
         _ key: MemoKey, isDuplicate: (@Sendable (Value, Value) -> Bool)?, _ expression: @escaping @Sendable () -> Value
     ) -> Value {
-        guard let context = anchoredContext, context.state.isLive else { return expression() }
-        return context.memoized(key, isDuplicate: isDuplicate, expression)
+        guard let context = anchoredContext else { return expression() }
+        let valueType = ObjectIdentifier(Value.self)
+        let (cached, locked) = context.lockCachedMemo(key, valueType: valueType)
+        if let entry = cached {
+            let value = unsafeDowncast(entry.storage, to: MemoValue<Value>.self).value.unsafelyUnwrapped
+            context.unlockCachedMemo(entry, locked: locked)
+            return value
+        }
+        let storage = MemoValue<Value>()
+        let compute: (Bool) -> Bool = { forced in
+            let new = expression()
+            let old = storage.value
+            storage.value = new
+            guard let old, let isDuplicate, !forced else { return true }
+            return !isDuplicate(old, new)
+        }
+        return context.computeMemo(key, valueType: valueType, storage: storage, compute: compute) {
+            unsafeDowncast($0, to: MemoValue<Value>.self).value
+        } ?? expression()
     }
+}
+
+/// The cached value of one memoized expression.
+@usableFromInline
+final class MemoValue<Value>: @unchecked Sendable {
+    // Safety: guarded by the hierarchy lock of the model whose memo it is.
+    @usableFromInline var value: Value?
+
+    @usableFromInline
+    init() {}
 }
 
 /// What a memoized value is cached under: its call site, or the caller's key.
@@ -77,6 +106,21 @@ extension ModelNode {
 struct MemoKey: Hashable, Sendable {
     let site: Site?
     let custom: SendableHashable?
+
+    @usableFromInline
+    static func == (lhs: MemoKey, rhs: MemoKey) -> Bool {
+        if let left = lhs.site {
+            guard let right = rhs.site else { return false }
+            return left.file == right.file && left.line == right.line && left.column == right.column
+        }
+        return rhs.site == nil && lhs.custom == rhs.custom
+    }
+
+    @usableFromInline
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(site)
+        hasher.combine(custom)
+    }
 
     struct Site: Hashable, Sendable {
         let file: UInt
@@ -100,123 +144,133 @@ struct MemoKey: Hashable, Sendable {
 /// One memoized value of one model: an observer of the properties its expression read, which
 /// recomputes the value when they change and counts as property `index` of its model (past the
 /// tracked ones), so that observers of the value register on it rather than on its inputs.
-class MemoEntry: PropertyObserver, @unchecked Sendable {
+///
+/// Not generic: what depends on the value's type is the storage and the `compute` closure, built
+/// by the inlinable entry point so that the caller specializes them.
+@usableFromInline
+final class MemoEntry: PropertyObserver, @unchecked Sendable {
     let key: MemoKey
-    let index: Int
+    @usableFromInline let index: Int
     unowned(unsafe) let context: Context
     /// The value's type, to tell a key reused for another type.
     let valueType: ObjectIdentifier
+    /// A `MemoValue<Value>`.
+    @usableFromInline let storage: AnyObject
+    /// Evaluates the expression into `storage`; returns whether the value changed (always, the
+    /// first time, when forced, or for values that are not `Equatable`).
+    private let compute: (Bool) -> Bool
     // Safety: guarded by the hierarchy lock.
-    let recorder = AccessRecorder(isObserverEvaluation: true)
+    private let recorder = AccessRecorder(isObserverEvaluation: true)
+    @exclusivity(unchecked) private(set) var hasValue = false
 
-    init(key: MemoKey, index: Int, context: Context, valueType: ObjectIdentifier) {
+    init(
+        key: MemoKey, index: Int, context: Context, valueType: ObjectIdentifier, storage: AnyObject,
+        compute: @escaping (Bool) -> Bool
+    ) {
         self.key = key
         self.index = index
         self.context = context
         self.valueType = valueType
+        self.storage = storage
+        self.compute = compute
         super.init(hierarchy: context.hierarchy)
     }
 
-    /// Whether a value is cached. Caller holds the lock.
-    var hasValue: Bool { false }
-
-    /// Drops the cached value and the registrations. Caller holds the lock.
-    func reset() {}
-}
-
-final class TypedMemoEntry<Value: Sendable>: MemoEntry, @unchecked Sendable {
-    // Safety: guarded by the hierarchy lock.
-    var value: Value?
-    let expression: @Sendable () -> Value
-    let isDuplicate: (@Sendable (Value, Value) -> Bool)?
-
-    init(
-        key: MemoKey, index: Int, context: Context,
-        expression: @escaping @Sendable () -> Value, isDuplicate: (@Sendable (Value, Value) -> Bool)?
-    ) {
-        self.expression = expression
-        self.isDuplicate = isDuplicate
-        super.init(key: key, index: index, context: context, valueType: ObjectIdentifier(Value.self))
-    }
-
-    override var hasValue: Bool { value != nil }
-
     /// Computes the value, registering on what it read. Caller holds the lock for a section.
-    func compute() -> Value {
+    @discardableResult
+    func evaluate(forced: Bool) -> Bool {
         recorder.reads.removeAll(keepingCapacity: true)
-        let computed = AccessRecording.recording(into: recorder, expression)
+        let changed = AccessRecording.recording(into: recorder) { compute(forced) }
         register(on: recorder.reads)
-        value = computed
-        return computed
+        hasValue = true
+        return changed
     }
 
     override func reevaluate(forced: Bool) -> AnyObject? {
-        guard !isCancelled, let old = value else { return nil }
-        let new = compute()
-        if forced || isDuplicate.map({ !$0(old, new) }) ?? true {
+        guard !isCancelled, hasValue else { return nil }
+        if evaluate(forced: forced) {
             // The memoized value changed: its own observers hear of it in this same commit.
             hierarchy.pendingChanges.append(PendingChange(context: context, index: index, old: nil, new: nil))
         }
         return nil
     }
 
-    override func reset() {
-        value = nil
+    /// Drops the cached value (the storage keeps the old one until the next computation, which
+    /// counts as a change) and the registrations. Caller holds the lock.
+    func reset() {
+        hasValue = false
         register(on: [])
     }
 }
 
 extension Context {
+    /// The entry holding a cached value of `valueType` under `key`, and whether this call locked
+    /// the hierarchy for it: the caller reads the value, then calls ``unlockCachedMemo(_:locked:)``.
+    /// Nil, without a lock, when there is no such entry or the cache cannot be used (inside a
+    /// section that changed something, or on a destructed model). Inside a section with nothing
+    /// pending (an observer evaluating for a commit), the section's hold is used.
     @usableFromInline
-    final func memoized<Value: Sendable>(
-        _ key: MemoKey, isDuplicate: (@Sendable (Value, Value) -> Bool)?, _ expression: @escaping @Sendable () -> Value
-    ) -> Value {
-        if lock.isHeldByCurrentThread {
-            // Inside a section that changed something, the cache may be behind its inputs.
-            if !hierarchy.pendingChanges.isEmpty { return expression() }
+    final func lockCachedMemo(_ key: MemoKey, valueType: ObjectIdentifier) -> (MemoEntry?, locked: Bool) {
+        let held = lock.isHeldByCurrentThread
+        if held {
+            if !hierarchy.pendingChanges.isEmpty { return (nil, false) }
         } else {
             lock.lock()
-            if let entry = memo(key, Value.self), let value = entry.value {
-                let index = entry.index
-                lock.unlock()
-                didRead(index)
-                return value
-            }
-            lock.unlock()
         }
-        let (value, index): (Value, Int?) = hierarchy.withSection {
-            guard state.isLive else { return (expression(), nil) }
-            if let entry = memo(key, Value.self) {
-                return (entry.value ?? entry.compute(), entry.index)
+        if state.isLive, let memos = extras?.memos {
+            for entry in memos where entry.key == key {
+                if entry.valueType == valueType, entry.hasValue { return (entry, !held) }
+                break
             }
-            if extras?.memos.contains(where: { $0.key == key }) == true {
-                hierarchy.deferIssue(ModelIssue(
-                    "\(typeName).node.memoize(for: \(key.custom.map { "\($0.base)" } ?? "its call site")) was used for a \(Value.self) and for another type; the value was not cached.",
-                    fixes: ["Use a different key for each memoized value."]
-                ))
-                return (expression(), nil)
+        }
+        if !held { lock.unlock() }
+        return (nil, false)
+    }
+
+    /// Ends a read of a cached value: unlocks (if ``lockCachedMemo(_:valueType:)`` locked), then
+    /// records the read of the memoized value.
+    @usableFromInline
+    final func unlockCachedMemo(_ entry: MemoEntry, locked: Bool) {
+        let index = entry.index
+        if locked { lock.unlock() }
+        didRead(index)
+    }
+
+    /// Computes a memoized value not cached yet (creating its entry), and reads it with `read`;
+    /// nil when it cannot be cached: the caller then evaluates the expression itself.
+    @usableFromInline
+    final func computeMemo<Value>(
+        _ key: MemoKey, valueType: ObjectIdentifier, storage: AnyObject, compute: @escaping (Bool) -> Bool,
+        read: (AnyObject) -> Value?
+    ) -> Value? {
+        // Inside a section that changed something, the cache may be behind its inputs.
+        if lock.isHeldByCurrentThread, !hierarchy.pendingChanges.isEmpty { return nil }
+        let result: (value: Value?, index: Int)? = hierarchy.withSection {
+            guard state.isLive else { return nil }
+            if let entry = extras?.memos.first(where: { $0.key == key }) {
+                guard entry.valueType == valueType else {
+                    hierarchy.deferIssue(ModelIssue(
+                        "\(typeName).node.memoize(for: \(key.custom.map { "\($0.base)" } ?? "its call site")) was used for a \(Value.self) and for another type; the value was not cached.",
+                        fixes: ["Use a different key for each memoized value."]
+                    ))
+                    return nil
+                }
+                if !entry.hasValue { entry.evaluate(forced: false) }
+                return (read(entry.storage), entry.index)
             }
-            let entry = TypedMemoEntry(
+            let entry = MemoEntry(
                 key: key, index: schema.count + (extras?.memos.count ?? 0), context: self,
-                expression: expression, isDuplicate: isDuplicate
+                valueType: valueType, storage: storage, compute: compute
             )
             ensuredExtras.memos.append(entry)
             ensuredExtras.ownedObservers.append(entry)
             entry.owner = self
-            return (entry.compute(), entry.index)
+            entry.evaluate(forced: false)
+            return (read(storage), entry.index)
         }
-        if let index { didRead(index) }
-        return value
-    }
-
-    /// The entry cached under `key` if it holds a `Value`. Caller holds the lock.
-    private final func memo<Value>(_ key: MemoKey, _: Value.Type) -> TypedMemoEntry<Value>? {
-        guard let memos = extras?.memos else { return nil }
-        for entry in memos where entry.key == key {
-            guard entry.valueType == ObjectIdentifier(Value.self) else { return nil }
-            return unsafeDowncast(entry, to: TypedMemoEntry<Value>.self)
-        }
-        return nil
+        guard let result else { return nil }
+        didRead(result.index)
+        return result.value
     }
 
     final func resetMemo(_ key: MemoKey) {

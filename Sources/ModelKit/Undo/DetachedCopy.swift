@@ -1,0 +1,68 @@
+/// Detached copies: new initial instances holding a live (or detached) model's values, which undo
+/// keeps for a removed child and anchors again when it brings the child back.
+///
+/// A destructed context cannot be anchored again (reconciliation refuses "a destructed model"), and
+/// a removed model's cells are retired (values that are not plain data go back to their initial
+/// values). So when a commit removes a child from a slot that tracks undo, the child is copied, with
+/// its subtree, just before its teardown; restoring the slot's old value puts a fresh copy of that
+/// snapshot where the removed instance was, and reconciliation anchors and activates it.
+
+extension Model {
+    /// A new initial instance with the model's id, its current values and, in place of the models
+    /// held directly or in optionals, arrays and dictionaries, their detached copies. The caller
+    /// holds the lock guarding the model's cells (or the copy is private to the caller).
+    func detachedCopy() -> Self {
+        let schema = Schema<Self>.shared(self)
+        var copy = self
+        copy.node = ModelNode(box: NodeBox(id: node.box.id))
+        for property in schema.properties {
+            property.replaceCell(&copy, property.cellOf(self).undoable.detachedCopy())
+        }
+        return copy
+    }
+}
+
+/// `value` with the models it holds (directly, or in optionals, arrays and dictionaries) detached.
+func detached<Value>(_ value: Value) -> Value {
+    mappingModels(in: value) { model in detachedModel(model) }
+}
+
+private func detachedModel<M: Model>(_ model: M) -> any Model {
+    model.detachedCopy()
+}
+
+/// `value` with each model it holds (directly, or in optionals, arrays and dictionaries) replaced
+/// by `transform`'s result, which must be of the same model type. Models in custom containers are
+/// left as they are.
+func mappingModels<Value>(in value: Value, _ transform: (any Model) -> any Model) -> Value {
+    if let model = value as? any Model {
+        return transform(model) as! Value
+    }
+    if let container = value as? any ModelMappingContainer {
+        return container.mappingModels(transform) as! Value
+    }
+    return value
+}
+
+/// Containers whose models `mappingModels(in:_:)` can replace.
+protocol ModelMappingContainer {
+    func mappingModels(_ transform: (any Model) -> any Model) -> Self
+}
+
+extension Optional: ModelMappingContainer where Wrapped: ModelContainer {
+    func mappingModels(_ transform: (any Model) -> any Model) -> Self {
+        map { ModelKit.mappingModels(in: $0, transform) }
+    }
+}
+
+extension Array: ModelMappingContainer where Element: ModelContainer {
+    func mappingModels(_ transform: (any Model) -> any Model) -> Self {
+        map { ModelKit.mappingModels(in: $0, transform) }
+    }
+}
+
+extension Dictionary: ModelMappingContainer where Value: ModelContainer {
+    func mappingModels(_ transform: (any Model) -> any Model) -> Self {
+        mapValues { ModelKit.mappingModels(in: $0, transform) }
+    }
+}

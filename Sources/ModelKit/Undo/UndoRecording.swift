@@ -1,0 +1,273 @@
+/// How commits become undo entries.
+///
+/// `node.trackUndo` gives a context an ``UndoTracking``: a mask of the properties that record undo
+/// and the history (the ``ModelUndoStack``'s storage) their entries go to. A context with one makes
+/// every write take the recording path (`Context.needsChangeRecord`), and boxes the old and new
+/// values of the tracked properties only (`Context.makePendingChange`). A one-write section whose only
+/// recorder is undo pushes its entry directly (`recordWrite`); any other section's commit hands its
+/// coalesced changes to ``HierarchyUndo/record(_:)``: one entry per commit and history.
+
+/// Which properties of one context record undo entries, and the history they go to.
+final class UndoTracking {
+    // Safety: every field is guarded by the hierarchy lock.
+    let history: UndoHistory
+    /// Bit `i`: property `i` records undo (for `i` below 64).
+    @exclusivity(unchecked) private var mask: UInt64 = 0
+    /// The tracked properties from index 64 on.
+    @exclusivity(unchecked) private var highIndices: Set<Int> = []
+
+    init(history: UndoHistory) {
+        self.history = history
+    }
+
+    func add(_ index: Int) {
+        if index < 64 { mask |= 1 << UInt64(index) } else { highIndices.insert(index) }
+    }
+
+    @inline(__always)
+    func tracks(_ index: Int) -> Bool {
+        index < 64 ? mask & (1 << UInt64(index)) != 0 : highIndices.contains(index)
+    }
+
+    /// Records a plain write whose section holds nothing else and whose model has no observers:
+    /// pushes its entry directly, without a pending change (an entry dropped at the limit goes to
+    /// `dropped`, for the caller to release after the lock). Returns false (recording nothing) when
+    /// the write needs the full section path instead. Caller holds the section, depth 1.
+    @inline(__always)
+    func recordWrite<Value>(
+        _ context: Context, _ index: Int, old: Value, new: Value, dropping dropped: inout UndoEntry?
+    ) -> Bool {
+        // Safety: the context keeps its hierarchy alive (and this tracking its history).
+        unowned(unsafe) let hierarchy = context.hierarchy
+        unowned(unsafe) let history = self.history
+        // A child slot is reconciled on the full path (a compound update of one ends here too).
+        guard hierarchy.depth == 1, !hierarchy.recordsEveryChange, !hierarchy.hasPendingWork,
+              !context.schema.isChildSlot(index)
+        else { return false }
+        guard tracks(index) else { return true }
+        return history.pushDirectly(UndoChange(context: context, index: index, old: old, new: new), dropping: &dropped)
+    }
+}
+
+/// One changed property in an undo entry: its model, and its values before and after the commit.
+struct UndoChange {
+    /// Kept alive by the entry: a destructed context is a small husk, and identifies the model.
+    let context: Context
+    let index: Int
+    let old: Any
+    let new: Any
+}
+
+/// One undo entry: the changes of one commit. Most commits change one property, stored inline.
+struct UndoEntry: @unchecked Sendable {
+    // Safety: guarded by the hierarchy lock while in a history; a dropped entry is only released
+    // (after the lock). Its values are tracked values, which are `Sendable`.
+    enum Changes {
+        case single(UndoChange)
+        case several([UndoChange])
+        /// A slot emptied by ``UndoEntryStack/dropOldest()``.
+        case none
+    }
+
+    static let empty = UndoEntry(changes: .none)
+
+    private init(changes: Changes) {
+        self.changes = changes
+    }
+
+    let changes: Changes
+
+    init(_ changes: [UndoChange]) {
+        self.changes = changes.count == 1 ? .single(changes[0]) : .several(changes)
+    }
+
+    init(_ change: consuming UndoChange) {
+        self.changes = .single(change)
+    }
+
+    var list: [UndoChange] {
+        switch changes {
+        case .single(let change): [change]
+        case .several(let changes): changes
+        case .none: []
+        }
+    }
+}
+
+/// A hierarchy's undo state beyond its histories: what the current section restores (not recorded)
+/// and how to bring removed children back. Guarded by the hierarchy lock.
+final class HierarchyUndo {
+    // Safety: every field is guarded by the hierarchy lock. The hierarchy owns this object.
+    unowned(unsafe) let hierarchy: Hierarchy
+    /// The histories models of this hierarchy record into, emptied at teardown.
+    @exclusivity(unchecked) var histories: [UndoHistory] = []
+    /// Undo or redo wrote in the current section: its commit records nothing (the restored values,
+    /// and what they caused, such as a continued child taking a restored instance's values).
+    @exclusivity(unchecked) var isRestoring = false
+    /// Removed models (by their destructed context): the snapshot taken before their teardown, and
+    /// the context that brought them back, if any.
+    @exclusivity(unchecked) var revivals: [ObjectIdentifier: Revival] = [:]
+
+    struct Revival {
+        let context: Context
+        var snapshot: (any Model)?
+        var successor: Context?
+    }
+
+    init(hierarchy: Hierarchy) {
+        self.hierarchy = hierarchy
+    }
+
+    /// Whether removals in a section with these pending changes need snapshots: one of them
+    /// changes a child slot that tracks undo.
+    func snapshotsRemovals(_ changes: [PendingChange]) -> Bool {
+        changes.contains { change in
+            !change.isTouch && change.context.schema.isChildSlot(change.index)
+                && change.context.undoTracking?.tracks(change.index) == true
+        }
+    }
+
+    /// Keeps a detached copy of `context`'s model, about to be torn down.
+    func snapshot(_ context: Context) {
+        guard let model = context.model else { return }
+        let copy = detachedAny(model)
+        revivals[ObjectIdentifier(context), default: Revival(context: context)].snapshot = copy
+    }
+
+    /// Turns a commit's changes of undo-tracked properties into one entry per history.
+    func record(_ changes: [PendingChange]) {
+        if isRestoring {
+            isRestoring = false
+            return
+        }
+        var groups: [(history: UndoHistory, changes: [UndoChange])] = []
+        for change in changes where !change.isTouch {
+            let context = change.context
+            guard let tracking = context.undoTracking, tracking.tracks(change.index),
+                  let old = change.old, let new = change.new
+            else { continue }
+            // Coalesced writes of a transaction may end where they began.
+            if let cell = context.cell(change.index), cell.undoable.isEqualAny(old, new) { continue }
+            let undoChange = UndoChange(context: context, index: change.index, old: old, new: new)
+            if let position = groups.firstIndex(where: { $0.history === tracking.history }) {
+                groups[position].changes.append(undoChange)
+            } else {
+                groups.append((tracking.history, [undoChange]))
+            }
+        }
+        for group in groups {
+            group.history.push(UndoEntry(group.changes), in: hierarchy)
+        }
+    }
+
+    /// The live context a change recorded on `context` applies to now: the context itself, or the
+    /// one that brought its removed model back.
+    func liveTarget(for context: Context) -> Context? {
+        var current = context
+        for _ in 0..<1_000 {
+            if current.state.isLive { return current.schema === context.schema ? current : nil }
+            guard let next = revivals[ObjectIdentifier(current)]?.successor else { return nil }
+            current = next
+        }
+        return nil
+    }
+
+    /// `value` (a child slot's value) with each removed model replaced: by the live model that
+    /// brought it back, else by a new copy of its latest snapshot. `revived` receives, for each new
+    /// copy, the destructed context it stands for and the copy's box.
+    func reviving(_ value: Any, revived: inout [(dead: Context, box: NodeBox)]) -> Any {
+        mappingModels(in: value) { model in
+            guard let context = nodeBox(of: model).context, !context.state.isLive else { return model }
+            var current = context
+            var latest: (dead: Context, snapshot: any Model)?
+            for _ in 0..<1_000 {
+                guard let revival = revivals[ObjectIdentifier(current)] else { break }
+                if let snapshot = revival.snapshot { latest = (current, snapshot) }
+                guard let next = revival.successor else { break }
+                if next.state.isLive, let live = next.model { return live }
+                current = next
+            }
+            guard let latest else { return model }
+            let copy = detachedAny(latest.snapshot)
+            revived.append((latest.dead, nodeBox(of: copy)))
+            return copy
+        }
+    }
+
+    /// Notes the contexts that brought removed models back (after the restoring write anchored them).
+    func noteRevived(_ revived: [(dead: Context, box: NodeBox)]) {
+        for (dead, box) in revived {
+            guard let context = box.context else { continue }
+            revivals[ObjectIdentifier(dead), default: Revival(context: dead)].successor = context
+        }
+    }
+
+    /// Empties every history (breaking the cycles through their entries' contexts).
+    func tearDown() {
+        var dropped: [UndoEntry] = []
+        for history in histories { history.removeAll(into: &dropped) }
+        histories = []
+        let released = ReleasedUndoState(entries: dropped, revivals: Array(revivals.values))
+        revivals = [:]
+        hierarchy.pendingActions.append(.run { withExtendedLifetime(released) {} })
+    }
+}
+
+/// Undo state dropped under the lock, released after it.
+struct ReleasedUndoState: Sendable {
+    let entries: [UndoEntry]
+    let revivals: [HierarchyUndo.Revival]
+}
+
+private func nodeBox(of model: any Model) -> NodeBox {
+    openedNodeBox(model)
+}
+
+private func openedNodeBox<M: Model>(_ model: M) -> NodeBox {
+    model.node.box
+}
+
+private func detachedAny(_ model: any Model) -> any Model {
+    detachedModel(model)
+}
+
+private func detachedModel<M: Model>(_ model: M) -> any Model {
+    model.detachedCopy()
+}
+
+extension Context {
+    /// Records a write that needs a change record and ends its section. A one-write section whose
+    /// only recorder is undo pushes its entry directly (see `UndoTracking.recordWrite`). Caller holds
+    /// the section.
+    @usableFromInline
+    final func recordChangeAndEndSection<Value>(_ index: Int, old: Value, new: Value) {
+        if undoTracking != nil, observedMask == 0 {
+            // Safety: the context keeps its tracking alive, and only changes it under the lock we hold.
+            unowned(unsafe) let tracking = undoTracking.unsafelyUnwrapped
+            var dropped: UndoEntry?
+            if tracking.recordWrite(self, index, old: old, new: new, dropping: &dropped) {
+                endFastWrite(changedIndex: index)
+                withExtendedLifetime(dropped) {}
+                return
+            }
+        }
+        recordChangeInSection(index, old: old, new: new)
+        hierarchy.endSection()
+    }
+
+    /// Makes property `index` record undo entries into `history`. Caller holds the section.
+    final func trackUndo(_ indices: [Int], history: UndoHistory) {
+        if hierarchy.undo == nil { hierarchy.undo = HierarchyUndo(hierarchy: hierarchy) }
+        if let undo = hierarchy.undo, !undo.histories.contains(where: { $0 === history }) {
+            undo.histories.append(history)
+        }
+        let tracking: UndoTracking
+        if let existing = undoTracking, existing.history === history {
+            tracking = existing
+        } else {
+            tracking = UndoTracking(history: history)
+            undoTracking = tracking
+        }
+        for index in indices { tracking.add(index) }
+    }
+}

@@ -1,0 +1,162 @@
+import ModelKit
+import ModelKitTesting
+import Testing
+
+/// Undo across child models: removed children come back live, same-id continuity, shared models,
+/// models torn down while entries refer to them (API.md section 12).
+@Suite struct UndoChildrenTests {
+    @Test func aRemovedChildComesBackLiveWithItsState() {
+        let log = Log()
+        let editor = UndoEditor(log: log).withAnchor()
+        let part = UndoItem(id: 11, name: "wheel", log: log)
+        editor.items.append(UndoItem(id: 1, name: "car", parts: [part], log: log))
+        let item = editor.items[0]
+        item.name = "red car"
+        editor.items.removeAll()
+        #expect(item.lifetime == .destructed)
+        #expect(log.count(of: "cancel 1") == 1)
+
+        editor.node.undoStack.undo()
+        let back = try! #require(editor.items.first)
+        #expect(back.lifetime == .anchored)
+        #expect(back.id == 1 && back.name == "red car")
+        #expect(back.parts.map(\.name) == ["wheel"] && back.parts[0].lifetime == .anchored)
+        #expect(log.count(of: "activate 1") == 2 && log.count(of: "activate 11") == 2)
+
+        // Its own entries apply to it again: the rename before the removal is undone on the live child.
+        editor.node.undoStack.undo()
+        #expect(back.name == "car")
+        back.parts[0].name = "tyre"
+        editor.node.undoStack.undo()
+        #expect(back.parts[0].name == "wheel")
+    }
+
+    @Test func redoRemovesTheRevivedChildAndUndoBringsItBackAgain() {
+        let log = Log()
+        let editor = UndoEditor(log: log, items: [UndoItem(id: 1, name: "one", log: log)]).withAnchor()
+        editor.items = []
+        let stack = editor.node.undoStack
+        stack.undo()
+        #expect(editor.items.map(\.name) == ["one"])
+        stack.redo()
+        #expect(editor.items.isEmpty)
+        stack.undo()
+        #expect(editor.items.map(\.name) == ["one"] && editor.items[0].lifetime == .anchored)
+        #expect(log.count(of: "activate 1") == 3)
+    }
+
+    @Test func anOptionalChildComesBack() {
+        let log = Log()
+        let editor = UndoEditor(log: log).withAnchor()
+        editor.selected = UndoItem(id: 7, name: "seven", log: log)
+        editor.selected?.name = "sieben"
+        editor.selected = nil
+        editor.node.undoStack.undo()
+        #expect(editor.selected?.name == "sieben" && editor.selected?.lifetime == .anchored)
+    }
+
+    @Test func restoringAnArrayHoldingALiveChildContinuesIt() {
+        let log = Log()
+        let editor = UndoEditor(log: log).withAnchor()
+        let first = UndoItem(id: 1, name: "draft", log: log)
+        editor.items = [first]
+        editor.items = [UndoItem(id: 1, name: "final", log: log)]   // continues `first`
+        #expect(first.name == "final")
+        editor.node.undoStack.undo()
+        #expect(editor.items.map(\.name) == ["draft"])
+        #expect(first.lifetime == .anchored && first.name == "draft")
+        #expect(log.count(of: "activate 1") == 1 && log.count(of: "cancel 1") == 0)
+        editor.node.undoStack.redo()
+        #expect(first.name == "final")
+    }
+
+    @Test func undoingAnAdditionRemovesTheChildAndRedoBringsItBack() {
+        let log = Log()
+        let editor = UndoEditor(log: log, items: [UndoItem(id: 1, name: "old", log: log)]).withAnchor()
+        editor.items = []
+        editor.items = [UndoItem(id: 1, name: "new", log: log)]
+        editor.node.undoStack.undo()
+        #expect(editor.items.isEmpty)
+        editor.node.undoStack.undo()
+        #expect(editor.items.map(\.name) == ["old"] && editor.items[0].lifetime == .anchored)
+        editor.node.undoStack.redo()
+        editor.node.undoStack.redo()
+        #expect(editor.items.map(\.name) == ["new"] && editor.items[0].lifetime == .anchored)
+    }
+
+    @Test func aSharedChildStaysLiveAndIsSharedAgain() {
+        let log = Log()
+        let shared = UndoItem(id: 5, name: "shared", log: log)
+        let editor = UndoEditor(log: log, items: [shared]).withAnchor()
+        editor.selected = editor.items[0]
+        editor.items = []
+        #expect(shared.lifetime == .anchored)
+        editor.node.undoStack.undo()
+        #expect(editor.items.first?.lifetime == .anchored)
+        editor.items[0].name = "both"
+        #expect(editor.selected?.name == "both")
+        #expect(log.count(of: "activate 5") == 1)
+    }
+
+    @Test func entriesOfATornDownModelAreSkipped() {
+        let list = UndoRowList(rows: [UndoRow()]).withAnchor()
+        let row = list.rows[0]
+        list.title = "T"
+        row.text = "a"
+        row.text = "b"
+        list.rows = []           // untracked slot: the row is torn down for good
+        #expect(row.lifetime == .destructed)
+        let stack = list.node.undoStack
+        stack.undo()             // the row's entries are skipped
+        #expect(list.title == "")
+        #expect(!stack.canUndo)
+        stack.redo()
+        #expect(list.title == "T" && !stack.canRedo)
+    }
+
+    @Test func aRevivedChildsRestoresAreChangesATesterAsserts() async {
+        let log = Log()
+        let (editor, tester) = UndoEditor(log: log, items: [UndoItem(id: 1, name: "one", log: log)]).andTester()
+        editor.items = []
+        await tester.assert(editor.items.isEmpty)
+        editor.node.undoStack.undo()
+        await tester.assert(editor.items.map(\.name) == ["one"])
+        await tester.finish()
+    }
+}
+
+extension ReportedIssueTests {
+    @Suite struct UndoMisuseTests {
+        @Test func trackingATransientPropertyNamesIt() async {
+            await IssueCapture.run(matching: "UndoCursorModel") { capture in
+                let model = UndoCursorModel().withAnchor()
+                #expect(capture.messages == [
+                    """
+                    UndoCursorModel.cursor is registered `.transient`, so undo leaves it out; it was not tracked.
+
+                    To fix, either:
+                      • Remove it from `trackUndo`.
+                      • Register it without `.transient` if undo should restore it.
+                    """,
+                ])
+                model.text = "a"
+                model.cursor = 2
+                model.node.undoStack.undo()
+                #expect(model.text == "" && model.cursor == 2)
+            }
+        }
+    }
+}
+
+struct UndoCursorModel: Model {
+    var node = ModelNode<Self>()
+    @Tracked var text = ""
+    @Tracked var cursor = 0
+
+    func onActivate() { node.trackUndo(\.text, \.cursor) }
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track(\.$text)
+        r.track(\.$cursor, options: .transient)
+    }
+}
