@@ -302,9 +302,8 @@ extension Context {
             notifyInheritingReaders(ObjectIdentifier(key))
             return nil
         }
-        if let issue {
-            hierarchy.report(ModelIssue(issue.summary, fixes: issue.fixes, fileID: fileID, filePath: filePath, line: line, column: column))
-        }
+        // A property setter cannot capture its caller's location: the report names the model and key.
+        if let issue { hierarchy.report(issue) }
     }
 
     /// Queues a derived change for each descendant that read the key `id` and inherits it from this

@@ -338,9 +338,8 @@ extension Context {
             invalidateFolds(from: entry, structure: false)
             return nil
         }
-        if let issue {
-            hierarchy.report(ModelIssue(issue.summary, fixes: issue.fixes, fileID: fileID, filePath: filePath, line: line, column: column))
-        }
+        // A property setter cannot capture its caller's location: the report names the model and key.
+        if let issue { hierarchy.report(issue) }
     }
 
     /// Marks `entry` (this context's) and the folds above it out of date, queueing a derived change
