@@ -47,7 +47,7 @@ struct StandupDetail: Model {
 
     func editButtonTapped() {
         destination = .edit(
-            form: StandupForm(standup: standup),
+            form: StandupForm(standup: standup).withActivation { $0.trackUnsavedEdits() },
             save: { edited in
                 node.transaction {
                     standup = edited

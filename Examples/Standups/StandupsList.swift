@@ -64,7 +64,7 @@ struct StandupsList: Model {
     /// all are blank), appends the standup and closes the form.
     func addDestination(for standup: Standup) -> Destination {
         .add(
-            form: StandupForm(standup: standup),
+            form: StandupForm(standup: standup).withActivation { $0.trackUnsavedEdits() },
             add: { standup in
                 var standup = standup
                 let original = standup.attendees

@@ -102,6 +102,7 @@ struct StandupsScreen: TerminalScreen {
         case .record(let record): lines += self.record(record)
         }
         if let problem = app.saveProblem { lines += ["", "⚠ \(problem)", "  \(problem.consequence)"] }
+        if app.unsavedEdits > 0 { lines += ["", "✎ unsaved edits in \(count(app.unsavedEdits, "form"))"] }
         if let dialog { lines += [""] + box(self.dialog(dialog)) }
         return lines.joined(separator: "\n")
     }

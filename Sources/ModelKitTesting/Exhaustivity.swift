@@ -23,10 +23,9 @@ public struct Exhaustivity: OptionSet, Hashable, Sendable {
     public static let tasks = Exhaustivity(rawValue: 1 << 2)
     /// Every call of an installed ``TestProbe`` must be asserted.
     public static let probes = Exhaustivity(rawValue: 1 << 3)
-    /// Every environment value a model sets must be asserted (see `Documentation/Testing.md`; there is
-    /// nothing to check until models have an environment).
+    /// Every environment value set (`node.environment.x = …`) must be asserted.
     public static let environment = Exhaustivity(rawValue: 1 << 4)
-    /// Every preference a model contributes must be asserted (as for ``environment``).
+    /// Every preference contribution set (`node.preference.x = …`) must be asserted.
     public static let preferences = Exhaustivity(rawValue: 1 << 5)
 
     /// Everything (the default).

@@ -15,8 +15,8 @@ extension Tester {
         }
         let probeCalls = probes.flatMap { probe in probe.takeUnasserted(upTo: sequence).map { (probe, $0) } }
 
-        for category in ChangeCategory.allCases {
-            let records = changes.map(\.record).filter { ChangeCategory(of: $0) == category }
+        for category in ExhaustivityCategory.allCases {
+            let records = changes.map(\.record).filter { ExhaustivityCategory(of: $0) == category }
             guard !records.isEmpty else { continue }
             let lines = FailureMessages.changeLines(records)
             if exhaustivity.contains(category.exhaustivity) {
@@ -85,18 +85,20 @@ extension Tester {
     }
 }
 
-/// The exhaustivity category of a recorded change: tracked state, or (once models have them) an
-/// environment value or a preference. The one place that tells them apart, so that new kinds of
-/// change plug in here and in ``FailureMessages/unasserted(_:_:)``.
-enum ChangeCategory: CaseIterable {
+/// The exhaustivity category of a recorded change: tracked state, an environment value or a
+/// preference. The one place that sorts changes into categories, so that new kinds of change plug
+/// in here and in ``FailureMessages/unasserted(_:_:)``.
+enum ExhaustivityCategory: CaseIterable {
     case state
     case environment
     case preferences
 
     init(of record: ChangeRecord) {
-        // Every change recorded today is of tracked state; environment and preference changes will
-        // be told apart by the record's kind.
-        self = .state
+        switch record.category {
+        case .state: self = .state
+        case .environment: self = .environment
+        case .preference: self = .preferences
+        }
     }
 
     var exhaustivity: Exhaustivity {

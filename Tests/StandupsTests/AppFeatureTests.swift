@@ -53,7 +53,10 @@ import Testing
         detail.editButtonTapped()
         let edit = try await tester.unwrap(detail.destination?.edit)
         edit.form.standup.title = "Blob"
-        await tester.assert(edit.form.standup.title == "Blob")
+        await tester.assert {
+            edit.form.standup.title == "Blob"
+            edit.form.hasUnsavedEdits
+        }
 
         var edited = standup
         edited.title = "Blob"

@@ -82,7 +82,10 @@ import Testing
 
         let edit = try await tester.unwrap(detail.destination?.edit)
         edit.form.standup.title = "Blob's Meeting"
-        await tester.assert(edit.form.standup.title == "Blob's Meeting")
+        await tester.assert {
+            edit.form.standup.title == "Blob's Meeting"
+            edit.form.hasUnsavedEdits
+        }
 
         edit.save(edit.form.standup)
         await tester.assert {

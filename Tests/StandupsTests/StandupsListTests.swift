@@ -20,7 +20,10 @@ import Testing
         )
 
         add.form.standup.title = "Engineering"
-        await tester.assert(add.form.standup.title == "Engineering")
+        await tester.assert {
+            add.form.standup.title == "Engineering"
+            add.form.hasUnsavedEdits
+        }
 
         add.add(add.form.standup)
         // The blank attendee was dropped, then kept as the first one, since no other was left.

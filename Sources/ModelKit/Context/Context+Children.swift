@@ -163,6 +163,7 @@ extension Context {
         insert(placed, into: &list)
         existing.list = list
         if !list.isEmpty { slots[index] = existing }
+        childrenDidChange()
     }
 
     /// What a reconciliation does with a model of the new value that is not simply kept.

@@ -222,6 +222,15 @@ final class Context: @unchecked Sendable {
             }
     }
 
+    /// A read of property `index` whose Observation key path the caller keeps (a virtual property).
+    final func didRead(_ index: Int, keyPath: KeyPath<AnySchema, Int>) {
+        if AccessRecording.isActive, AccessRecording.record(self, index) { return }
+        var bits = registrarBits.load(ordering: .acquiring)
+        if bits == 0 { bits = makeRegistrar() }
+        Unmanaged<RegistrarBox>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
+            ._withUnsafeGuaranteedRef { $0.registrar.access(schema, keyPath: keyPath) }
+    }
+
     @inline(__always)
     final func notifyObservation(_ index: Int) {
         let bits = registrarBits.load(ordering: .acquiring)

@@ -13,6 +13,8 @@ final class ContextExtras {
     @exclusivity(unchecked) var memos: [MemoEntry] = []
     /// The model's printed path, and the hierarchy's `structureVersion` it was computed at.
     @exclusivity(unchecked) var cachedPath: (version: UInt64, path: String)?
+    /// Environment values, preferences and used dependencies (Environment/ContextValues.swift).
+    @exclusivity(unchecked) var values: ContextValues?
     /// Listeners of events sent to this context.
     @exclusivity(unchecked) var eventListeners: [EventListener] = []
 

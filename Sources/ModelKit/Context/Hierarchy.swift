@@ -183,7 +183,7 @@ package final class Hierarchy: @unchecked Sendable {
                     context: context,
                     index: index,
                     path: context.path(),
-                    property: context.schema.name(index),
+                    property: context.propertyName(index),
                     old: old,
                     new: new
                 )
@@ -373,8 +373,9 @@ struct PendingChange {
                     result[position].isTouch = true
                 } else {
                     // A touch carries no values: the first real change's old value counts.
+                    // (So does a derived change of an environment value or preference.)
                     if result[position].old == nil { result[position].old = change.old }
-                    result[position].new = change.new
+                    if change.new != nil || result[position].old == nil { result[position].new = change.new }
                 }
             } else {
                 positions[key] = result.count

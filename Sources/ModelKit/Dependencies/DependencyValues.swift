@@ -286,12 +286,16 @@ extension Hierarchy {
     }
 
     private func anchorDependency<M: Model>(_ model: M, for context: Context) -> M {
-        if model.node.box.context != nil { return model }
+        if let dependency = model.node.box.context {
+            context.noteUsedDependency(dependency)
+            return model
+        }
         return withSection {
             if model.node.box.context == nil {
                 let anchored = makeContext(for: model, place: nil, inherited: context.dependencies, isRoot: true)
                 dependencyModels[ObjectIdentifier(model.node.box)] = anchored
             }
+            if let dependency = model.node.box.context { context.noteUsedDependency(dependency) }
             return model
         }
     }

@@ -49,6 +49,15 @@ extension Context {
     final func forEachTarget(of relation: ModelRelation, _ body: (Context) -> Void) {
         let upwards = relation.contains(.parent) || relation.contains(.ancestors)
         let downwards = relation.contains(.children) || relation.contains(.descendants)
+        if relation.contains(.dependencies) {
+            // The dependencies of every model visited (Environment/HierarchyQueries.swift).
+            var visitedModels: [Context] = []
+            forEachTarget(of: relation.subtracting(.dependencies)) { visitedModels.append($0); body($0) }
+            var visited = VisitedSet()
+            for context in visitedModels { _ = visited.insert(context) }
+            for dependency in dependencies(of: [self] + visitedModels, &visited) { body(dependency) }
+            return
+        }
         // The usual case, a model sending to itself and its ancestors, each in one place: a walk up
         // the chain that needs no bookkeeping.
         if upwards, !downwards, walkUpSinglePlaces(all: relation.contains(.ancestors), including: relation.contains(.self), body) {

@@ -80,7 +80,7 @@ class AnySchema: Observable, @unchecked Sendable {
 
     @inline(__always)
     final func observationKeyPath(_ index: Int) -> KeyPath<AnySchema, Int> {
-        index < observationKeyPaths.count ? observationKeyPaths[index] : \AnySchema.[property: index]
+        index < observationKeyPaths.count ? observationKeyPaths[index] : KeyedKind.observationKeyPath(index)
     }
 
     /// The cells of `model` (an instance of this schema's type), in registration order.

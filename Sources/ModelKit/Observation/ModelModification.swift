@@ -125,8 +125,10 @@ extension Hierarchy {
             guard let owner = listener.owner else { continue }
             var paths: [String] = []
             for change in changes where !change.context.schema.isTransient(change.index) {
+                // A derived environment value or preference fold: the change is where it was set.
+                if KeyedKind.of(change.index) != nil && change.old == nil { continue }
                 guard listener.covers(change.context, owner: owner) else { continue }
-                let path = "\(change.context.path()).\(change.context.schema.name(change.index))"
+                let path = "\(change.context.path()).\(change.context.propertyName(change.index))"
                 if !paths.contains(path) { paths.append(path) }
             }
             if !paths.isEmpty {

@@ -14,6 +14,13 @@ enum AccessRecording {
         activeCount.load(ordering: .relaxed) > 0
     }
 
+    /// Whether this thread records reads for something other than an observer's evaluation: a
+    /// Tester's assertion, which also counts the changes a derived value comes from.
+    static var isRecordingForAssertion: Bool {
+        guard isActive, let recorder = current.value else { return false }
+        return !recorder.isObserverEvaluation && !recorder.discardsReads
+    }
+
     static var currentReadCount: Int {
         current.value?.reads.count ?? 0
     }
@@ -88,7 +95,7 @@ package enum ModelAccessRecorder {
         /// `CounterModel.count = 1` (path-qualified, with the current value), for failure messages.
         package var currentDescription: String {
             let (path, value): (String, Any?) = context.lock.withShortLock {
-                ("\(context.path()).\(context.schema.name(index))", context.cell(index)?.anyValue)
+                ("\(context.path()).\(context.propertyName(index))", context.cell(index)?.anyValue)
             }
             // Rendered after the lock: the value may hold models of another hierarchy.
             guard let value else { return path }

@@ -4,11 +4,23 @@ import ModelKit
 enum FailureMessages {
     // MARK: Exhaustivity
 
-    static func unasserted(_ category: ChangeCategory, _ lines: [String]) -> String {
-        let option = switch category {
-        case .state: "state assertions: `tester.exhaustivity.remove(.state)`"
-        case .environment: "environment assertions: `tester.exhaustivity.remove(.environment)`"
-        case .preferences: "preference assertions: `tester.exhaustivity.remove(.preferences)`"
+    static func unasserted(_ category: ExhaustivityCategory, _ lines: [String]) -> String {
+        let fixes = switch category {
+        case .state:
+            """
+              • Assert the new values in a `tester.assert { … }` after the action that changes them.
+              • Or stop requiring state assertions: `tester.exhaustivity.remove(.state)`.
+            """
+        case .environment:
+            """
+              • Assert the value, read on that model or a descendant, in a `tester.assert { … }` after the action that sets it.
+              • Or stop requiring environment assertions: `tester.exhaustivity.remove(.environment)`.
+            """
+        case .preferences:
+            """
+              • Assert the value, read on that model or an ancestor, in a `tester.assert { … }` after the action that sets it.
+              • Or stop requiring preferences assertions: `tester.exhaustivity.remove(.preferences)`.
+            """
         }
         return """
         \(category.title) were not asserted:
@@ -16,8 +28,7 @@ enum FailureMessages {
         \(indented(lines))
 
         To fix, either:
-          • Assert the new values in a `tester.assert { … }` after the action that changes them.
-          • Or stop requiring \(option).
+        \(fixes)
         """
     }
 

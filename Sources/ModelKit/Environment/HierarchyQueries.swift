@@ -1,0 +1,207 @@
+extension ModelRelation {
+    /// The models used as dependencies (`node[Settings.self]`) by the sender and by the models the
+    /// rest of the relation visits.
+    ///
+    /// ```swift
+    /// node.send(AppEvent.logout, to: [.descendants, .dependencies])
+    /// ```
+    public static let dependencies = ModelRelation(rawValue: 1 << 5)
+}
+
+extension ModelNode {
+    /// The non-nil results of `transform` over the models in `relation`, each model once, in order:
+    /// this model, then its ancestors from the parent up, then its descendants depth-first in child
+    /// order, then the models used as dependencies.
+    ///
+    /// ```swift
+    /// var dirtyTitles: [String] {
+    ///     node.mapHierarchy(for: .descendants) { ($0 as? StandupForm)?.isDirty == true ? "\($0.id)" : nil }
+    /// }
+    /// ```
+    ///
+    /// Observed like tracked state: inside `observe`, `onChange`, `memoize` or
+    /// `withObservationTracking`, adding or removing a model in the relation, or a change of what
+    /// `transform` read, runs it again.
+    ///
+    /// - Returns: The results, in the order above; empty on a model that is not anchored.
+    /// - Note: `transform` runs without the hierarchy's lock, on the calling thread.
+    @inlinable
+    public func mapHierarchy<T>(
+        for relation: ModelRelation,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
+        _ transform: (any Model) throws -> T?
+    ) rethrows -> [T] {
+        let models = modelsInRelation(relation, "mapHierarchy", fileID: fileID, filePath: filePath, line: line, column: column)
+        var results: [T] = []
+        results.reserveCapacity(models.count)
+        for index in models.indices {
+            if let result = try transform(models[index]) { results.append(result) }
+        }
+        return results
+    }
+
+    /// The models of `relation` in query order (empty, with a report naming `api`, on a model that
+    /// is not anchored).
+    @usableFromInline
+    func modelsInRelation(
+        _ relation: ModelRelation, _ api: String, fileID: StaticString, filePath: StaticString, line: UInt, column: UInt
+    ) -> [any Model] {
+        guard let context = context(for: api, fileID: fileID, filePath: filePath, line: line, column: column)
+        else { return [] }
+        return context.modelsInRelation(relation)
+    }
+
+    /// Folds the models in `relation` (in the order of ``mapHierarchy(for:fileID:filePath:line:column:_:)``)
+    /// into a result.
+    ///
+    /// ```swift
+    /// var attendeeCount: Int {
+    ///     node.reduceHierarchy(for: .descendants, into: 0) { count, model in
+    ///         if model is Attendee { count += 1 }
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// Observed like ``mapHierarchy(for:fileID:filePath:line:column:_:)``.
+    @inlinable
+    public func reduceHierarchy<Result>(
+        for relation: ModelRelation, into initialResult: Result,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
+        _ updateAccumulatingResult: (inout Result, any Model) throws -> Void
+    ) rethrows -> Result {
+        var result = initialResult
+        let models = modelsInRelation(relation, "reduceHierarchy", fileID: fileID, filePath: filePath, line: line, column: column)
+        for index in models.indices {
+            try updateAccumulatingResult(&result, models[index])
+        }
+        return result
+    }
+
+    /// Whether the model has at most one place in the hierarchy (it is not shared).
+    ///
+    /// ```swift
+    /// func deleteTapped() {
+    ///     if node.isUniquelyReferenced { cleanUpFiles() }
+    /// }
+    /// ```
+    public var isUniquelyReferenced: Bool {
+        guard let context = anchoredContext else { return true }
+        return context.lock.withShortLock { context.places.count <= 1 }
+    }
+}
+
+extension Context {
+    /// The models of `relation`, in query order, with the child slots walked read (so that an
+    /// observer runs again when models are added or removed).
+    final func modelsInRelation(_ relation: ModelRelation) -> [any Model] {
+        var slotReads: [(Context, Int)] = []
+        var models: [any Model] = []
+        withReadLock {
+            guard state.isLive else { return }
+            if relation.isSubset(of: [.self, .parent, .ancestors]),
+               collectSinglePlaceChain(relation, into: &models, slotReads: &slotReads) {
+                return
+            }
+            let contexts = relationContexts(relation, slotReads: &slotReads)
+            models.reserveCapacity(contexts.count)
+            for context in contexts {
+                if let model = context.model { models.append(model) }
+            }
+        }
+        for (context, index) in slotReads {
+            context.didRead(index)
+        }
+        return models
+    }
+
+    /// The contexts of `relation` in query order, each once. Caller holds the lock.
+    final func relationContexts(_ relation: ModelRelation, slotReads: inout [(Context, Int)]) -> [Context] {
+        var result: [Context] = []
+        var visited = VisitedSet()
+        if relation.contains(.self), visited.insert(self) { result.append(self) }
+        if relation.contains(.parent) || relation.contains(.ancestors) {
+            let all = relation.contains(.ancestors)
+            var level: [Context] = [self]
+            var walked = VisitedSet()
+            while !level.isEmpty {
+                var next: [Context] = []
+                for context in level where walked.insert(context) {
+                    for place in context.places {
+                        slotReads.append((place.parent, place.slot))
+                        if visited.insert(place.parent) { result.append(place.parent) }
+                        if all { next.append(place.parent) }
+                    }
+                }
+                level = next
+            }
+        }
+        if relation.contains(.children) || relation.contains(.descendants) {
+            appendDescendants(of: self, all: relation.contains(.descendants), &visited, &result, &slotReads)
+        }
+        if relation.contains(.dependencies) {
+            result.append(contentsOf: dependencies(of: [self] + result, &visited))
+        }
+        return result
+    }
+
+    /// The usual query, up a chain of models in one place each, collected without bookkeeping.
+    /// Returns false, having collected nothing, when some model on the way has several places.
+    /// Caller holds the lock.
+    private final func collectSinglePlaceChain(
+        _ relation: ModelRelation, into models: inout [any Model], slotReads: inout [(Context, Int)]
+    ) -> Bool {
+        let all = relation.contains(.ancestors)
+        let upwards = all || relation.contains(.parent)
+        models.reserveCapacity(16)
+        slotReads.reserveCapacity(16)
+        if relation.contains(.self), let model { models.append(model) }
+        var context = self
+        while upwards, !context.places.isEmpty {
+            let place = context.places[0]
+            if context.places.count > 1 || slotReads.count > 64 || place.parent === self {
+                models.removeAll()
+                slotReads.removeAll()
+                return false
+            }
+            context = place.parent
+            slotReads.append((context, place.slot))
+            if let model = context.model { models.append(model) }
+            if !all { break }
+        }
+        return true
+    }
+
+    /// Depth-first, in child order: `context`'s children and, when `all`, their descendants.
+    private final func appendDescendants(
+        of context: Context, all: Bool, _ visited: inout VisitedSet, _ result: inout [Context],
+        _ slotReads: inout [(Context, Int)]
+    ) {
+        for index in context.schema.childSlotIndices {
+            slotReads.append((context, index))
+            for child in context.slots[index]?.list ?? [] {
+                let isNew = visited.insert(child)
+                if isNew { result.append(child) }
+                if all && isNew { appendDescendants(of: child, all: true, &visited, &result, &slotReads) }
+            }
+        }
+    }
+
+    /// The models used as dependencies by `users` and, in turn, by those models, each once and not in
+    /// `visited`. Caller holds the lock.
+    final func dependencies(of users: [Context], _ visited: inout VisitedSet) -> [Context] {
+        var result: [Context] = []
+        var queue = users
+        var position = 0
+        while position < queue.count {
+            let user = queue[position]
+            position += 1
+            for dependency in user.extras?.values?.usedDependencies ?? [] where dependency.state.isLive {
+                if visited.insert(dependency) {
+                    result.append(dependency)
+                    queue.append(dependency)
+                }
+            }
+        }
+        return result
+    }
+}

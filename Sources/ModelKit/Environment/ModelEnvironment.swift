@@ -1,0 +1,346 @@
+/// A key for a value that flows down the hierarchy: set on a model, read by it and its descendants.
+///
+/// Declare a key with its default, then a property on ``ModelEnvironmentValues``:
+///
+/// ```swift
+/// struct ThemeKey: ModelEnvironmentKey { static let defaultValue = "light" }
+/// extension ModelEnvironmentValues {
+///     var theme: String { get { self[ThemeKey.self] } set { self[ThemeKey.self] = newValue } }
+/// }
+/// ```
+///
+/// Changes print and fail exhaustive tests under the key's name without its `Key` suffix
+/// (`AppModel.environment.theme`). The name differs from SwiftUI's `EnvironmentKey`, so an app can
+/// import both.
+public protocol ModelEnvironmentKey: SendableMetatype {
+    /// The type of the value.
+    associatedtype Value: Sendable
+    /// What models read where no model above them set a value.
+    static var defaultValue: Value { get }
+}
+
+/// The environment values a model reads and sets: one property per ``ModelEnvironmentKey``, declared
+/// in an extension.
+///
+/// Reach it through ``ModelNode/environment``: reading `node.environment.theme` gives the value set
+/// by the nearest of the model itself and its ancestors (else the key's default); writing it sets
+/// this model's value, for itself and its subtree.
+///
+/// ```swift
+/// func darkModeToggled() { node.environment.theme = "dark" }
+/// var theme: String { node.environment.theme }
+/// ```
+///
+/// - Note: Reads are observable like tracked state: Observation, `observe`, `onChange(of:)` and a
+///   Tester's assertions see them, and a change of the value set above re-runs them.
+public struct ModelEnvironmentValues: Sendable {
+    @usableFromInline let source: KeyedSource
+
+    init(_ source: KeyedSource) {
+        self.source = source
+    }
+
+    /// The value for `key` at the model this came from.
+    public subscript<Key: ModelEnvironmentKey>(key: Key.Type) -> Key.Value {
+        @inlinable get {
+            // The usual read, a value cached at the reading model, specialized for the value's type.
+            if case .context(let context) = source, let read = context.beginCachedEnvironmentRead(ObjectIdentifier(key)) {
+                let value = unsafeDowncast(read.entry, to: EnvironmentEntry<Key.Value>.self).cached.unsafelyUnwrapped
+                context.endCachedEnvironmentRead(read)
+                return value
+            }
+            return uncachedValue(key)
+        }
+        set {
+            switch source {
+            case .context(let context):
+                context.setEnvironment(key, newValue, fileID: #fileID, filePath: #filePath, line: #line, column: #column)
+            case .unanchored(let typeName):
+                reportUnanchored(typeName, "environment", key: key, suffixes: environmentSuffixes, isWrite: true)
+            case .probe:
+                break
+            }
+        }
+    }
+
+    @usableFromInline
+    func uncachedValue<Key: ModelEnvironmentKey>(_ key: Key.Type) -> Key.Value {
+        switch source {
+        case .context(let context):
+            return context.environmentValue(key)
+        case .unanchored(let typeName):
+            reportUnanchored(typeName, "environment", key: key, suffixes: environmentSuffixes, isWrite: false)
+            return Key.defaultValue
+        case .probe(let probe):
+            probe.found { $0.setEnvironment(key, nil, fileID: #fileID, filePath: #filePath, line: #line, column: #column) }
+            return Key.defaultValue
+        }
+    }
+}
+
+let environmentSuffixes = ["EnvironmentKey"]
+
+extension ModelNode {
+    /// The model's environment: values set on it or its ancestors, read and set by key.
+    ///
+    /// ```swift
+    /// node.environment.theme = "dark"       // this model and its subtree read "dark"
+    /// let theme = node.environment.theme    // nearest value set here or above, else the default
+    /// ```
+    ///
+    /// - Note: On a model that is not anchored, reads give the key's default and writes are ignored;
+    ///   both report a runtime warning (a test failure under a Tester).
+    public var environment: ModelEnvironmentValues {
+        get { ModelEnvironmentValues(keyedSource) }
+        // Writes go through to the model as each key is set: nothing is left to do here.
+        nonmutating set {}
+    }
+
+    /// Removes the value this model set for a key: it reads the inherited value again. Removing a
+    /// value that was never set does nothing.
+    ///
+    /// ```swift
+    /// node.removeEnvironment(\.theme)
+    /// ```
+    public func removeEnvironment<Value>(
+        _ keyPath: WritableKeyPath<ModelEnvironmentValues, Value>,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) {
+        guard let context = context(for: "removeEnvironment", fileID: fileID, filePath: filePath, line: line, column: column)
+        else { return }
+        let probe = KeyProbe()
+        _ = ModelEnvironmentValues(.probe(probe))[keyPath: keyPath]
+        probe.perform(on: context)
+    }
+
+    var keyedSource: KeyedSource {
+        if let context = anchoredContext { return .context(context) }
+        return .unanchored(typeName(M.self))
+    }
+}
+
+/// Where environment and preference values are read and written.
+@usableFromInline
+enum KeyedSource: Sendable {
+    case context(Context)
+    /// A model not anchored yet (its type's name, for the report).
+    case unanchored(String)
+    /// Finding which key a key path uses (`removeEnvironment`, `removePreference`).
+    case probe(KeyProbe)
+}
+
+/// Finds the key a property of ``ModelEnvironmentValues`` or ``ModelPreferenceValues`` reads, and
+/// remembers how to remove it.
+@usableFromInline
+final class KeyProbe: Sendable {
+    private let removal = Protected<(@Sendable (Context) -> Void)?>(nil)
+
+    func found(_ remove: @escaping @Sendable (Context) -> Void) {
+        removal.withLock { if $0 == nil { $0 = remove } }
+    }
+
+    func perform(on context: Context) {
+        removal.withLock { $0 }?(context)
+    }
+}
+
+/// Reports a read or write of a key on a model that is not anchored.
+func reportUnanchored(_ typeName: String, _ kind: String, key: Any.Type, suffixes: [String], isWrite: Bool) {
+    let property = "\(typeName).node.\(kind).\(keyDisplayName(key, suffixes: suffixes))"
+    reportIssue(ModelIssue(
+        isWrite
+            ? "\(property) was set on a \(typeName) that is not anchored; the value was not set."
+            : "\(property) was read on a \(typeName) that is not anchored; the default value was returned.",
+        fixes: [
+            "Anchor the root model first (`withAnchor()`, or `andTester()` in tests), and use the \(kind) from the model's methods or `onActivate`.",
+            "To configure a model before it is anchored, set the value in `withActivation { model in … }`.",
+        ]
+    ))
+}
+
+/// An environment entry, whatever its value type: the validity of its cache.
+@usableFromInline
+class EnvironmentCache: KeyedEntry {
+    // Safety: guarded by the hierarchy lock.
+    /// The hierarchy's `structureVersion` when the value was cached. It moves on every change of the
+    /// tree's shape, and environment changes move it too.
+    @exclusivity(unchecked) var cachedStamp: UInt64 = .max
+    /// Where the cached value was set (nil: the default or this model), for a Tester's assertion.
+    @exclusivity(unchecked) var source: Context?
+    @exclusivity(unchecked) var sourceIndex = 0
+}
+
+/// A cached environment read in progress.
+@usableFromInline
+struct CachedRead {
+    @usableFromInline let entry: KeyedEntry
+    let locked: Bool
+}
+
+/// One environment key of one context: the value set here, and the resolved value cached.
+@usableFromInline
+final class EnvironmentEntry<Value: Sendable>: EnvironmentCache {
+    // Safety: guarded by the hierarchy lock.
+    /// The value this model set, if any.
+    @exclusivity(unchecked) var own: Value?
+    /// The value this model reads, valid while `cachedStamp` is the hierarchy's `structureVersion`.
+    @usableFromInline @exclusivity(unchecked) var cached: Value?
+
+    override var setsOwnValue: Bool { own != nil }
+}
+
+extension Context {
+    /// This context's entry for `key`, created on first use. Caller holds the lock.
+    final func environmentEntry<Key: ModelEnvironmentKey>(_ key: Key.Type) -> EnvironmentEntry<Key.Value> {
+        if let entry = extras?.values?.environment[ObjectIdentifier(key)] {
+            return unsafeDowncast(entry, to: EnvironmentEntry<Key.Value>.self)
+        }
+        let name = "environment." + keyDisplayName(key, suffixes: environmentSuffixes)
+        let entry = addEntry(.environment) { EnvironmentEntry<Key.Value>(index: $0, kind: .environment, name: name) }
+        ensuredValues.environment[ObjectIdentifier(key)] = entry
+        ensuredValues.environmentCaches.append((ObjectIdentifier(key), entry))
+        return entry
+    }
+
+    /// Starts the read of a cached environment value: returns the entry of the key `id`, with the lock
+    /// held, when it caches the current value; else nil, without the lock.
+    @usableFromInline
+    final func beginCachedEnvironmentRead(_ id: ObjectIdentifier) -> CachedRead? {
+        let locked: Bool
+        if lock.tryLockForRead() {
+            locked = true
+        } else {
+            locked = lock.lockForReadSlow()
+        }
+        if let caches = extras?.values?.environmentCaches {
+            for (key, entry) in caches where key == id {
+                if entry.cachedStamp == hierarchy.structureVersion && state.isLive {
+                    return CachedRead(entry: entry, locked: locked)
+                }
+                break
+            }
+        }
+        if locked { lock.unlockAfterRead() }
+        return nil
+    }
+
+    /// Ends a read begun by `beginCachedEnvironmentRead`: unlocks, then registers the read.
+    @usableFromInline
+    final func endCachedEnvironmentRead(_ read: CachedRead) {
+        if read.locked { lock.unlockAfterRead() }
+        didRead(read.entry)
+        if AccessRecording.isRecordingForAssertion {
+            recordEnvironmentSource(unsafeDowncast(read.entry, to: EnvironmentCache.self))
+        }
+    }
+
+    /// A Tester's assertion reading the value here asserts the change where it was set.
+    private final func recordEnvironmentSource(_ entry: EnvironmentCache) {
+        let source = withReadLock { entry.source.map { ($0, entry.sourceIndex) } }
+        if let (context, index) = source { _ = AccessRecording.record(context, index) }
+    }
+
+    /// The value of `key` here: set here or by the nearest ancestor (first places), else the default.
+    /// Caller holds the lock.
+    final func resolveEnvironment<Key: ModelEnvironmentKey>(_ key: Key.Type) -> (Key.Value, Context?, Int) {
+        let id = ObjectIdentifier(key)
+        var context = self
+        var steps = 0
+        while true {
+            if let entry = context.extras?.values?.environment[id],
+               let own = unsafeDowncast(entry, to: EnvironmentEntry<Key.Value>.self).own {
+                return (own, context, entry.index)
+            }
+            guard let parent = context.places.first?.parent, steps < 10_000 else { break }
+            context = parent
+            steps += 1
+        }
+        return (Key.defaultValue, nil, 0)
+    }
+
+    /// Reads `key` for this model: cached per model until the environment or the tree changes.
+    final func environmentValue<Key: ModelEnvironmentKey>(_ key: Key.Type) -> Key.Value {
+        let read: (Key.Value, EnvironmentEntry<Key.Value>)? = withReadLock {
+            guard state.isLive else { return nil }
+            let entry = environmentEntry(key)
+            let stamp = hierarchy.structureVersion
+            if entry.cachedStamp != stamp || entry.cached == nil {
+                let (value, source, index) = resolveEnvironment(key)
+                entry.cached = value
+                entry.cachedStamp = stamp
+                entry.source = source === self ? nil : source
+                entry.sourceIndex = index
+            }
+            return (entry.cached.unsafelyUnwrapped, entry)
+        }
+        guard let (value, entry) = read else { return Key.defaultValue }
+        didRead(entry)
+        if AccessRecording.isRecordingForAssertion { recordEnvironmentSource(entry) }
+        return value
+    }
+
+    /// Sets (or, with nil, removes) this model's value for `key`. The change is this model's; every
+    /// descendant that inherits it and read it hears of it too.
+    final func setEnvironment<Key: ModelEnvironmentKey>(
+        _ key: Key.Type, _ value: Key.Value?,
+        fileID: StaticString, filePath: StaticString, line: UInt, column: UInt
+    ) {
+        let issue: ModelIssue? = hierarchy.withSection {
+            guard state.isLive else {
+                return rejectedKeyedWrite("environment." + keyDisplayName(key, suffixes: environmentSuffixes))
+            }
+            let entry = environmentEntry(key)
+            if value == nil && entry.own == nil { return nil }
+            let (old, _, _) = resolveEnvironment(key)
+            entry.own = value
+            // Every cached environment value is checked again on its next read (it is valid for one
+            // `structureVersion`, which also moves whenever the tree's shape changes).
+            hierarchy.structureVersion &+= 1
+            let (new, _, _) = resolveEnvironment(key)
+            if valuesAreEqual(old, new) == true { return nil }
+            hierarchy.pendingChanges.append(PendingChange(context: self, index: entry.index, old: old, new: new))
+            notifyInheritingReaders(ObjectIdentifier(key))
+            return nil
+        }
+        // A property setter cannot capture its caller's location: the report names the model and key.
+        if let issue { hierarchy.report(issue) }
+    }
+
+    /// Queues a derived change for each descendant that read the key `id` and inherits it from this
+    /// model. Caller holds the lock for a section.
+    private final func notifyInheritingReaders(_ id: ObjectIdentifier) {
+        var visited = VisitedSet()
+        var stack = [self]
+        while let context = stack.popLast() {
+            for child in context.children where child.places.first?.parent === context && visited.insert(child) {
+                if let entry = child.extras?.values?.environment[id] {
+                    // A model that set its own value shields its subtree.
+                    if entry.setsOwnValue { continue }
+                    hierarchy.pendingChanges.append(PendingChange(context: child, index: entry.index, old: nil, new: nil))
+                }
+                stack.append(child)
+            }
+        }
+    }
+
+    /// Why a write of an environment value or preference (`name`) is refused in the current state.
+    /// Caller holds the lock.
+    final func rejectedKeyedWrite(_ name: String) -> ModelIssue? {
+        let property = "\(typeName).\(name)"
+        switch state {
+        case .anchored, .active:
+            return nil
+        case .destructed:
+            if CurrentWork.owner === self { return nil }
+            return ModelIssue(
+                "Set \(property) of a destructed \(typeName); the value was ignored.",
+                fixes: ["Keep a reference to the model's current place instead of a removed copy."]
+            )
+        case .frozen:
+            return ModelIssue(
+                "Set \(property) of a frozen copy of \(typeName); the value was ignored.",
+                fixes: ["Set the value on the live model instead of its `frozenCopy`."]
+            )
+        }
+    }
+}

@@ -1,0 +1,165 @@
+import ModelKit
+import Observation
+import Testing
+
+/// `node.environment`, `removeEnvironment` (API.md section 10).
+@Suite struct EnvironmentTests {
+    @Test func aKeyNeverSetReadsItsDefault() {
+        let root = Panel("root", children: [Panel("a")]).withAnchor()
+        #expect(root.theme == "light")
+        #expect(root.children[0].theme == "light")
+        #expect(root.children[0].node.environment.fontSize == 12)
+    }
+
+    @Test func descendantsReadTheNearestValueSetAbove() {
+        let root = Panel("root", children: [Panel("a", children: [Panel("b")])]).withAnchor()
+        let a = root.children[0]
+        let b = a.children[0]
+        root.theme = "dark"
+        #expect(root.theme == "dark")
+        #expect(b.theme == "dark")
+        a.theme = "blue"
+        #expect(root.theme == "dark")
+        #expect(a.theme == "blue")
+        #expect(b.theme == "blue")
+        a.node.removeEnvironment(\.theme)
+        #expect(b.theme == "dark")
+        root.node.removeEnvironment(\.theme)
+        #expect(b.theme == "light")
+    }
+
+    @Test func newChildrenInheritTheValue() {
+        let root = Panel("root").withAnchor()
+        root.theme = "dark"
+        root.children.append(Panel("a"))
+        #expect(root.children[0].theme == "dark")
+        root.detail = Panel("d", children: [Panel("e")])
+        #expect(root.detail?.children[0].theme == "dark")
+    }
+
+    @Test func removingAValueNeverSetDoesNothing() {
+        let root = Panel("root").withAnchor()
+        let fired = Locked(0)
+        withObservationTracking { _ = root.theme } onChange: { fired.withLock { $0 += 1 } }
+        root.node.removeEnvironment(\.theme)
+        root.node.removeEnvironment(\.fontSize)
+        #expect(root.theme == "light")
+        #expect(fired.value == 0)
+    }
+
+    @Test func observationTracksAnInheritedValue() {
+        let root = Panel("root", children: [Panel("a", children: [Panel("b")])]).withAnchor()
+        let b = root.children[0].children[0]
+        let fired = Locked(0)
+        withObservationTracking { _ = b.theme } onChange: { fired.withLock { $0 += 1 } }
+        root.theme = "dark"
+        #expect(fired.value == 1)
+    }
+
+    @Test func settingTheSameValueAgainIsNoChange() {
+        let root = Panel("root", children: [Panel("a")]).withAnchor()
+        root.theme = "dark"
+        let fired = Locked(0)
+        withObservationTracking { _ = root.children[0].theme } onChange: { fired.withLock { $0 += 1 } }
+        root.theme = "dark"
+        root.children[0].theme = "dark"   // its own value now, the same as inherited: no change
+        #expect(fired.value == 0)
+    }
+
+    @Test func aValueSetBelowShieldsItsSubtree() {
+        let root = Panel("root", children: [Panel("a", children: [Panel("b")])]).withAnchor()
+        let b = root.children[0].children[0]
+        root.children[0].theme = "blue"
+        let fired = Locked(0)
+        withObservationTracking { _ = b.theme } onChange: { fired.withLock { $0 += 1 } }
+        root.theme = "dark"
+        #expect(fired.value == 0)
+        #expect(b.theme == "blue")
+    }
+
+    @Test func onChangeAndObserveSeeEnvironmentChanges() async {
+        let root = Panel("root", children: [Panel("a")]).withAnchor()
+        let a = root.children[0]
+        let log = Log()
+        a.node.onChange(of: a.theme) { old, new in log.add("\(old) → \(new)") }
+        let values = Collector(a.node.observe { a.theme })
+        root.theme = "dark"
+        a.theme = "blue"
+        #expect(await log.waitForCount(2))
+        #expect(log.entries(withPrefix: "") == ["light → dark", "dark → blue"])
+        #expect(await values.waitForCount(3))
+        #expect(values.elements == ["light", "dark", "blue"])
+        values.cancel()
+    }
+
+    @Test func changesArePrintedUnderTheKeysName() {
+        let printed = Locked<[String]>([])
+        let root = Panel("root", children: [Panel("a")])._withPrintChanges { line in printed.withLock { $0.append(line) } }
+            .withAnchor()
+        root.theme = "dark"
+        root.children[0].node.environment.fontSize = 14
+        root.node.removeEnvironment(\.theme)
+        #expect(printed.value == [
+            #"Panel.environment.theme: "light" → "dark""#,
+            "Panel.children[0].environment.fontSize: 12 → 14",
+            #"Panel.environment.theme: "dark" → "light""#,
+        ])
+    }
+
+    @Test func modificationsNameWhereTheValueWasSet() async {
+        let root = Panel("root", children: [Panel("a")]).withAnchor()
+        _ = root.children[0].theme
+        let modifications = Collector(root.node.modifications())
+        root.theme = "dark"
+        #expect(await modifications.waitForCount(1))
+        #expect(modifications.elements.map(\.paths) == [["Panel.environment.theme"]])
+        modifications.cancel()
+    }
+
+    @Test func aModelAddedElsewhereReadsItsNewPlacesValue() {
+        let root = Panel("root", children: [Panel("a"), Panel("b")]).withAnchor()
+        root.children[0].theme = "dark"
+        let moving = Panel("m")
+        root.children[1].children = [moving]
+        #expect(moving.theme == "light")
+        root.node.transaction {
+            root.children[1].children = []
+            root.children[0].children = [moving]
+        }
+        #expect(moving.theme == "dark")
+    }
+
+}
+
+extension ReportedIssueTests {
+    @Suite struct EnvironmentMisuseTests {
+        @Test func settingOnAnInitialModelIsReported() async {
+            await IssueCapture.run(matching: "EnvPanel") { capture in
+                let panel = EnvPanel()
+                panel.node.environment.theme = "dark"
+                #expect(panel.node.environment.theme == "light")
+                #expect(capture.messages == [
+                    """
+                    EnvPanel.node.environment.theme was set on a EnvPanel that is not anchored; the value was not set.
+
+                    To fix, either:
+                      • Anchor the root model first (`withAnchor()`, or `andTester()` in tests), and use the environment from the model's methods or `onActivate`.
+                      • To configure a model before it is anchored, set the value in `withActivation { model in … }`.
+                    """,
+                    """
+                    EnvPanel.node.environment.theme was read on a EnvPanel that is not anchored; the default value was returned.
+
+                    To fix, either:
+                      • Anchor the root model first (`withAnchor()`, or `andTester()` in tests), and use the environment from the model's methods or `onActivate`.
+                      • To configure a model before it is anchored, set the value in `withActivation { model in … }`.
+                    """,
+                ])
+            }
+        }
+    }
+}
+
+private struct EnvPanel: Model {
+    var node = ModelNode<Self>()
+    static func register(_ r: inout ModelRegistrar<Self>) {}
+}

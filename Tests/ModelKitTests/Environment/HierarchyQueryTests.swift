@@ -1,0 +1,103 @@
+import ModelKit
+import Observation
+import Testing
+
+/// A model used as a dependency.
+private struct Settings: Model, DependencyKey {
+    var node = ModelNode<Self>()
+    @Tracked var mode = "auto"
+    static var liveValue: Settings { Settings() }
+    static func register(_ r: inout ModelRegistrar<Self>) { r.track(\.$mode) }
+}
+
+/// `mapHierarchy(for:)`, `reduceHierarchy(for:into:_:)`, `isUniquelyReferenced`,
+/// `ModelRelation.dependencies` (API.md section 10).
+@Suite struct HierarchyQueryTests {
+    private func names(_ panel: Panel, _ relation: ModelRelation) -> [String] {
+        panel.node.mapHierarchy(for: relation) { ($0 as? Panel)?.name }
+    }
+
+    @Test func mapVisitsSelfAncestorsThenDescendantsDepthFirst() {
+        let root = Panel("root", children: [Panel("a", children: [Panel("a1"), Panel("a2")]), Panel("b")]).withAnchor()
+        let a = root.children[0]
+        #expect(names(root, [.self, .descendants]) == ["root", "a", "a1", "a2", "b"])
+        #expect(names(root, .children) == ["a", "b"])
+        #expect(names(a.children[1], [.self, .ancestors]) == ["a2", "a", "root"])
+        #expect(names(a.children[1], .parent) == ["a"])
+        #expect(names(a, [.self, .ancestors, .descendants]) == ["a", "root", "a1", "a2"])
+        #expect(names(a, []) == [])
+    }
+
+    @Test func aSharedModelIsVisitedOnce() {
+        let root = Panel("root", children: [Panel("a")]).withAnchor()
+        let shared = root.children[0]
+        root.detail = shared
+        #expect(names(root, .descendants) == ["a"])
+        #expect(shared.node.isUniquelyReferenced == false)
+        root.detail = nil
+        #expect(shared.node.isUniquelyReferenced)
+    }
+
+    @Test func reduceFoldsTheSameWalk() {
+        let root = Panel("root", children: [Panel("a", children: [Panel("a1")]), Panel("b")]).withAnchor()
+        let joined = root.node.reduceHierarchy(for: [.self, .descendants], into: "") { result, model in
+            result += (model as? Panel)?.name ?? "?"
+        }
+        #expect(joined == "rootaa1b")
+    }
+
+    @Test func anObservedQueryRunsAgainWhenModelsAreAddedOrRemoved() {
+        let root = Panel("root", children: [Panel("a")]).withAnchor()
+        let fired = Locked(0)
+        func track() {
+            withObservationTracking { _ = names(root, .descendants) } onChange: { fired.withLock { $0 += 1 } }
+        }
+        track()
+        root.children[0].children.append(Panel("a1"))
+        #expect(fired.value == 1)
+        track()
+        root.children.removeAll()
+        #expect(fired.value == 2)
+    }
+
+    @Test func observeReRunsWithTheQuery() async {
+        let root = Panel("root").withAnchor()
+        let values = Collector(root.node.observe { root.node.mapHierarchy(for: .descendants) { ($0 as? Panel)?.name } })
+        root.children.append(Panel("a"))
+        root.children[0].detail = Panel("d")
+        #expect(await values.waitForCount(3))
+        #expect(values.elements == [[], ["a"], ["a", "d"]])
+        values.cancel()
+    }
+
+    @Test func dependenciesAreTheModelsUsedAsDependencies() {
+        let root = Panel("root", children: [Panel("a")]).withAnchor()
+        #expect(root.node.mapHierarchy(for: .dependencies) { $0 as? Settings }.isEmpty)
+        let settings = root.children[0].node[Settings.self]
+        #expect(root.node.mapHierarchy(for: .dependencies) { $0 as? Settings }.isEmpty)
+        let found = root.node.mapHierarchy(for: [.descendants, .dependencies]) { $0 as? Settings }
+        #expect(found.map(\.id) == [settings.id])
+    }
+
+    @Test func sendReachesDependencies() async {
+        let root = Panel("root").withAnchor()
+        let settings = root.node[Settings.self]
+        let log = Log()
+        settings.node.forEach(settings.node.event(ofType: String.self)) { log.add($0) }
+        root.node.send("hello", to: .dependencies)
+        root.node.send("self only", to: .self)
+        #expect(await log.waitFor("hello"))
+        #expect(log.all == ["hello"])
+    }
+}
+
+extension ReportedIssueTests {
+    @Suite struct HierarchyQueryMisuseTests {
+    @Test func aQueryOnAnInitialModelIsEmpty() async {
+        await IssueCapture.run(matching: "Panel.node.mapHierarchy") { capture in
+            #expect(Panel("x").node.mapHierarchy(for: .self) { $0 }.isEmpty)
+            #expect(capture.messages.count == 1)
+        }
+    }
+}
+}

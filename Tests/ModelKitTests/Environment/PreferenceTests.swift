@@ -1,0 +1,188 @@
+import ModelKit
+import Observation
+import Testing
+
+/// `node.preference`, `removePreference` (API.md section 10).
+@Suite struct PreferenceTests {
+    @Test func aKeyNobodyContributesToReadsItsDefault() {
+        let root = Panel("root", children: [Panel("a")]).withAnchor()
+        #expect(root.unsavedCount == 0)
+        #expect(root.titles == [])
+    }
+
+    @Test func aReadFoldsTheModelAndItsDescendantsDepthFirst() {
+        let root = Panel("root", children: [Panel("a", children: [Panel("a1")]), Panel("b")]).withAnchor()
+        root.detail = Panel("d")
+        for panel in [root.children[1], root.children[0].children[0], root, root.detail!, root.children[0]] {
+            panel.contributeTitle()
+        }
+        #expect(root.titles == ["root", "a", "a1", "b", "d"])
+        #expect(root.children[0].titles == ["a", "a1"])
+        #expect(root.children[1].titles == ["b"])
+    }
+
+    @Test func aChangedContributionChangesTheFoldsAbove() {
+        let root = Panel("root", children: [Panel("a", children: [Panel("a1")]), Panel("b")]).withAnchor()
+        let a1 = root.children[0].children[0]
+        a1.unsavedCount = 1
+        root.children[1].unsavedCount = 2
+        #expect(root.unsavedCount == 3)
+        #expect(root.children[0].unsavedCount == 1)
+        a1.unsavedCount = 5
+        #expect(root.unsavedCount == 7)
+        a1.node.removePreference(\.unsavedCount)
+        #expect(root.unsavedCount == 2)
+        #expect(root.children[0].unsavedCount == 0)
+    }
+
+    @Test func addingAndRemovingContributorsChangesTheFold() {
+        let root = Panel("root").withAnchor()
+        #expect(root.unsavedCount == 0)
+        root.children.append(Panel("a"))
+        root.children[0].unsavedCount = 1
+        #expect(root.unsavedCount == 1)
+        let b = Panel("b")
+        root.children.append(b)
+        b.unsavedCount = 2
+        #expect(root.unsavedCount == 3)
+        root.children.removeFirst()
+        #expect(root.unsavedCount == 2)
+        root.children = []
+        #expect(root.unsavedCount == 0)
+    }
+
+    @Test func observersOfAFoldHearOfContributionsAndStructure() {
+        let root = Panel("root", children: [Panel("a")]).withAnchor()
+        let fired = Locked(0)
+        func track() { withObservationTracking { _ = root.unsavedCount } onChange: { fired.withLock { $0 += 1 } } }
+        track()
+        root.children[0].unsavedCount = 1
+        #expect(fired.value == 1)
+        track()
+        root.children.append(Panel("b"))
+        #expect(fired.value == 2)
+        #expect(root.unsavedCount == 1)
+    }
+
+    @Test func onChangeOfAFoldRunsOncePerDistinctValue() async {
+        let root = Panel("root", children: [Panel("a"), Panel("b")]).withAnchor()
+        let log = Log()
+        root.node.onChange(of: root.unsavedCount) { old, new in log.add("\(old) → \(new)") }
+        root.children[0].unsavedCount = 1
+        root.children[1].unsavedCount = 1
+        root.children.removeFirst()
+        #expect(await log.waitForCount(3))
+        #expect(log.all == ["0 → 1", "1 → 2", "2 → 1"])
+    }
+
+    @Test func aTransactionNotifiesOnce() async {
+        let root = Panel("root", children: [Panel("a"), Panel("b")]).withAnchor()
+        let values = Collector(root.node.observe { root.unsavedCount })
+        root.node.transaction {
+            root.children[0].unsavedCount = 1
+            root.children[1].unsavedCount = 1
+        }
+        #expect(await values.waitForCount(2))
+        #expect(values.elements == [0, 2])
+        values.cancel()
+    }
+
+    @Test func removingAContributionNeverSetDoesNothing() {
+        let root = Panel("root").withAnchor()
+        let printed = Locked<[String]>([])
+        let printing = root._printChanges { line in printed.withLock { $0.append(line) } }
+        root.node.removePreference(\.unsavedCount)
+        #expect(printed.value.isEmpty)
+        printing.cancel()
+    }
+
+    @Test func contributionsArePrinted() {
+        let printed = Locked<[String]>([])
+        let root = Panel("root", children: [Panel("a")])._withPrintChanges { line in printed.withLock { $0.append(line) } }
+            .withAnchor()
+        root.children[0].unsavedCount = 2
+        root.children[0].node.removePreference(\.unsavedCount)
+        #expect(printed.value == [
+            "Panel.children[0].preference.unsavedCount: 0 → 2",
+            "Panel.children[0].preference.unsavedCount: 2 → 0",
+        ])
+    }
+
+    @Test func modificationsNameTheContributorOnly() async {
+        let root = Panel("root", children: [Panel("a")]).withAnchor()
+        _ = root.unsavedCount
+        let modifications = Collector(root.node.modifications())
+        root.children[0].unsavedCount = 1
+        #expect(await modifications.waitForCount(1))
+        #expect(modifications.elements.map(\.paths) == [["Panel.children[0].preference.unsavedCount"]])
+        modifications.cancel()
+    }
+
+    @Test func concurrentContributionsAndReadsAgreeInTheEnd() async {
+        let root = Panel("root", children: (0..<8).map { Panel("\($0)", children: [Panel("leaf")]) }).withAnchor()
+        let leaves = root.children.map { $0.children[0] }
+        await withTaskGroup(of: Void.self) { group in
+            for (offset, leaf) in leaves.enumerated() {
+                group.addTask {
+                    for round in 0..<200 {
+                        leaf.unsavedCount = round
+                        leaf.node.environment.fontSize = round
+                        _ = root.unsavedCount
+                        _ = leaf.theme
+                    }
+                    leaf.unsavedCount = offset
+                }
+            }
+            group.addTask {
+                for round in 0..<200 { root.theme = round.isMultiple(of: 2) ? "dark" : "light" }
+            }
+        }
+        #expect(root.unsavedCount == (0..<8).reduce(0, +))
+        #expect(leaves.allSatisfy { $0.node.environment.fontSize == 199 })
+    }
+
+    @Test func aFoldOverManyChildrenStaysCorrectAcrossChanges() {
+        let root = Panel("root", children: (0..<200).map { Panel("\($0)") }).withAnchor()
+        for (offset, child) in root.children.enumerated() { child.unsavedCount = offset }
+        #expect(root.unsavedCount == (0..<200).reduce(0, +))
+        root.children[100].unsavedCount = 0
+        #expect(root.unsavedCount == (0..<200).reduce(0, +) - 100)
+        root.children.remove(at: 10)
+        #expect(root.unsavedCount == (0..<200).reduce(0, +) - 110)
+    }
+}
+
+extension ReportedIssueTests {
+    @Suite struct PreferenceMisuseTests {
+        @Test func settingOnAnInitialModelIsReported() async {
+            await IssueCapture.run(matching: "PrefPanel") { capture in
+                let panel = PrefPanel()
+                panel.node.preference.unsavedCount = 1
+                #expect(capture.messages.count == 1)
+                #expect(capture.messages.first?.hasPrefix(
+                    "PrefPanel.node.preference.unsavedCount was set on a PrefPanel that is not anchored; the value was not set."
+                ) == true)
+            }
+        }
+
+        @Test func settingOnARemovedModelIsReported() async {
+            await IssueCapture.run(matching: "PrefPanel") { capture in
+                let root = PrefPanel().withAnchor()
+                let child = PrefPanel()
+                root.children = [child]
+                root.children = []
+                child.node.preference.unsavedCount = 1
+                #expect(capture.messages.count == 1)
+                #expect(capture.messages.first?.hasPrefix(
+                    "Set PrefPanel.preference.unsavedCount of a destructed PrefPanel; the value was ignored."
+                ) == true)
+            }
+        }
+    }
+}
+
+private struct PrefPanel: Model {
+    var node = ModelNode<Self>()
+    @Tracked var children: [PrefPanel] = []
+    static func register(_ r: inout ModelRegistrar<Self>) { r.track(\.$children) }
+}
