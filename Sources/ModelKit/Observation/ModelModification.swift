@@ -126,7 +126,10 @@ extension Hierarchy {
             var paths: [String] = []
             for change in changes where !change.context.schema.isTransient(change.index) {
                 // A derived environment value or preference fold: the change is where it was set.
-                if KeyedKind.of(change.index) != nil && change.old == nil { continue }
+                // A memoized value is derived too: its inputs' changes are the modifications.
+                let kind = KeyedKind.of(change.index)
+                if kind != nil && change.old == nil { continue }
+                if kind == nil && change.index >= change.context.schema.count { continue }
                 guard listener.covers(change.context, owner: owner) else { continue }
                 let path = "\(change.context.path()).\(change.context.propertyName(change.index))"
                 if !paths.contains(path) { paths.append(path) }

@@ -112,4 +112,15 @@ private struct Inventory: Model {
         #expect(inventory.total == 199)
         #expect(inventory.isLarge)
     }
+
+    @Test func aChangedMemoizedValueIsNoModificationOfItsOwn() async {
+        let inventory = Inventory().withAnchor()
+        _ = inventory.total
+        let modifications = Collector(inventory.node.modifications())
+        inventory.counts = [3]
+        inventory.note = "x"
+        #expect(await modifications.waitForCount(2))
+        #expect(modifications.elements.map(\.paths) == [["Inventory.counts"], ["Inventory.note"]])
+        modifications.cancel()
+    }
 }
