@@ -280,45 +280,60 @@ extension Context {
     /// children (recursively continuing those with matching ids), and the older instance's cells
     /// forward to the new ones, so that every copy of either instance reaches the one live model.
     func adopt<M: Model>(_ newModel: M) {
-        guard let oldModel = model as? M else { return }
-        let typedSchema = Schema<M>.shared(newModel)
+        guard let oldModel = model else { return }
+        // The caller matched the schemas: this context's model is an `M` too.
+        let typedSchema = unsafeDowncast(schema, to: Schema<M>.self)
         let newCells = typedSchema.cells(of: newModel)
-        let oldCells = typedSchema.cells(of: oldModel)
+        let oldCells = schema.cells(of: oldModel)
         let newBox = newModel.node.box
-        let alreadyBound = unboundLock.withShortLock { () -> Bool in
-            if newBox.context != nil || newCells.contains(where: { $0.isClaimed }) { return true }
+        let hasChildSlots = !typedSchema.childSlotIndices.isEmpty
+        // Without child slots, binding, applying the values and forwarding take one hold of
+        // `unboundLock` (which also guards the new cells until they are bound).
+        let adopted = unboundLock.withShortLock { () -> Bool in
+            if newBox.context != nil || newCells.contains(where: { $0.isClaimed }) { return false }
             _ = newBox.takeModifiers()
             newBox.bind(self)
             for (index, cell) in newCells.enumerated() where cell !== oldCells[index] {
                 cell.bind(to: self, index: index)
             }
-            return false
+            if !hasChildSlots {
+                for index in newCells.indices where newCells[index] !== oldCells[index] {
+                    applyContinued(index, old: oldCells[index], new: newCells[index], schema: typedSchema)
+                    oldCells[index].forward(to: newCells[index])
+                }
+            }
+            return true
         }
-        guard !alreadyBound else { return }
+        guard adopted else { return }
         model = newModel
         if replacedInstances < .max { replacedInstances += 1 }
+        guard hasChildSlots else { return }
         for index in newCells.indices where newCells[index] !== oldCells[index] {
-            let oldCell = oldCells[index]
-            let newCell = newCells[index]
-            if typedSchema.isChildSlot(index) {
-                // The slot is a change when its children changed, or when it may hold more than its
-                // models (a key, an enum case): continued children alone are no change to it, their
-                // own differences being changes of their own.
-                let before = slots[index]?.list ?? []
-                reconcileSlot(index)
-                let after = slots[index]?.list ?? []
-                let value = newCell.anyValue
-                if !(value is any OnlyModels || value is any Model) || !before.elementsEqual(after, by: ===) {
-                    recordBoxedChangeInSection(index, old: oldCell.anyValue, new: newCell.anyValue)
-                }
-            } else if newCell.differs(from: oldCell) {
-                recordBoxedChangeInSection(index, old: oldCell.anyValue, new: newCell.anyValue)
-            }
+            applyContinued(index, old: oldCells[index], new: newCells[index], schema: typedSchema)
         }
         unboundLock.withShortLock {
             for index in newCells.indices where newCells[index] !== oldCells[index] {
                 oldCells[index].forward(to: newCells[index])
             }
+        }
+    }
+
+    /// Records property `index` of a continued model as a change if the new instance's value
+    /// differs; a child slot is reconciled first. Caller holds the section.
+    private func applyContinued(_ index: Int, old oldCell: AnyCell, new newCell: AnyCell, schema: AnySchema) {
+        if schema.isChildSlot(index) {
+            // The slot is a change when its children changed, or when it may hold more than its
+            // models (a key, an enum case): continued children alone are no change to it, their
+            // own differences being changes of their own.
+            let before = slots[index]?.list ?? []
+            reconcileSlot(index)
+            let after = slots[index]?.list ?? []
+            let value = newCell.anyValue
+            if !(value is any OnlyModels || value is any Model) || !before.elementsEqual(after, by: ===) {
+                recordBoxedChangeInSection(index, old: oldCell.anyValue, new: value)
+            }
+        } else if newCell.differs(fromSameProperty: oldCell) {
+            recordBoxedChangeInSection(index, old: oldCell.anyValue, new: newCell.anyValue)
         }
     }
 }
@@ -331,26 +346,56 @@ final class ReconcileSink: VisitSink {
         case initial(InitialModel)
     }
 
-    /// A model not anchored yet (a reference, so that entries stay one word).
-    final class InitialModel {
+    /// A model not anchored yet (a reference, so that entries stay one word). The typed subclass
+    /// anchors or continues it.
+    class InitialModel {
         let box: NodeBox
         /// The id to match live children with; nil for `ModelID`s, which no other instance shares.
         let id: AnyHashable?
         let schema: AnySchema
-        let anchor: (Hierarchy, Place, DependencyValues) -> Context
-        let adopt: (Context) -> Void
 
-        init(
-            box: NodeBox, id: AnyHashable?, schema: AnySchema,
-            anchor: @escaping (Hierarchy, Place, DependencyValues) -> Context,
-            adopt: @escaping (Context) -> Void
-        ) {
+        init(box: NodeBox, id: AnyHashable?, schema: AnySchema) {
             self.box = box
             self.id = id
             self.schema = schema
-            self.anchor = anchor
-            self.adopt = adopt
         }
+
+        /// Anchors the model at `place`. Caller holds the section.
+        func anchor(_ hierarchy: Hierarchy, _ place: Place, _ dependencies: DependencyValues) -> Context {
+            fatalError("abstract")
+        }
+
+        /// Continues the live child `live` (same id, same type) with this instance.
+        func adopt(_ live: Context) {}
+    }
+
+    final class TypedInitialModel<M: Model>: InitialModel {
+        let model: M
+
+        init(_ model: M, box: NodeBox, schema: Schema<M>) {
+            self.model = model
+            super.init(box: box, id: schema.usesInstanceIdentity ? nil : AnyHashable(model.id), schema: schema)
+        }
+
+        override func anchor(_ hierarchy: Hierarchy, _ place: Place, _ dependencies: DependencyValues) -> Context {
+            hierarchy.makeContext(for: model, place: place, inherited: dependencies)
+        }
+
+        override func adopt(_ live: Context) {
+            live.adopt(model)
+        }
+    }
+
+    /// The schema of the last type of new model met (a slot's models are usually of one type).
+    @exclusivity(unchecked) private var lastSchema: AnySchema?
+
+    private func schema<M: Model>(for model: M) -> Schema<M> {
+        if let lastSchema, lastSchema.modelTypeID == ObjectIdentifier(M.self) {
+            return unsafeDowncast(lastSchema, to: Schema<M>.self)
+        }
+        let schema = Schema<M>.shared(model)
+        lastSchema = schema
+        return schema
     }
 
     let parent: Context
@@ -432,18 +477,7 @@ final class ReconcileSink: VisitSink {
     override func visit<M: Model>(_ model: M, visitor: inout ContainerVisitor) {
         let box = model.node.box
         guard let context = box.context else {
-            let schema = Schema<M>.shared(model)
-            others.append((keptCount, .initial(InitialModel(
-                box: box,
-                id: schema.usesInstanceIdentity ? nil : AnyHashable(model.id),
-                schema: schema,
-                anchor: { hierarchy, place, dependencies in
-                    hierarchy.makeContext(for: model, place: place, inherited: dependencies)
-                },
-                adopt: { live in
-                    live.adopt(model)
-                }
-            ))))
+            others.append((keptCount, .initial(TypedInitialModel(model, box: box, schema: schema(for: model)))))
             return
         }
         classify(context, typeName: context.schema.typeName)

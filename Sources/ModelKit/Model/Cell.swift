@@ -94,6 +94,10 @@ class AnyCell: @unchecked Sendable {
     /// Whether `other` (a cell of the same property) holds a different value.
     func differs(from other: AnyCell) -> Bool { true }
 
+    /// Like ``differs(from:)`` for a cell known to hold the same property (so the same type): the
+    /// same property of another instance of the model.
+    func differs(fromSameProperty other: AnyCell) -> Bool { true }
+
     /// A new unbound cell holding a copy of the current value, with the models in it frozen unless
     /// `freezingChildren` is false.
     func frozenCopy(freezingChildren: Bool) -> AnyCell { fatalError("abstract") }
@@ -357,6 +361,10 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
     override final func differs(from other: AnyCell) -> Bool {
         guard let other = other as? Cell<Value> else { return true }
         return !isEqual(value, other.value)
+    }
+
+    override final func differs(fromSameProperty other: AnyCell) -> Bool {
+        !isEqual(value, Self.typed(other).value)
     }
 
     override final func frozenCopy(freezingChildren: Bool) -> AnyCell {

@@ -13,6 +13,8 @@ import Synchronization
 class AnySchema: Observable, @unchecked Sendable {
     // Safety: immutable after init, except `registrationChecked` (atomic).
     let typeName: String
+    /// The model type, to tell schemas apart without a cast.
+    let modelTypeID: ObjectIdentifier
     let names: [String]
     /// Each property's registration options (`.private`, `.transient`).
     let options: [TrackOptions]
@@ -35,6 +37,7 @@ class AnySchema: Observable, @unchecked Sendable {
         retiresValues: Bool, usesInstanceIdentity: Bool, cellOffsets: [Int]?
     ) {
         self.typeName = ModelKit.typeName(modelType)
+        self.modelTypeID = ObjectIdentifier(modelType)
         self.names = names
         self.options = options
         self.childSlotFlags = childSlots
