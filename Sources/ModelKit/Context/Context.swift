@@ -250,12 +250,9 @@ final class Context: @unchecked Sendable {
     /// Returns false, without the lock, when the write must go through a full section.
     @usableFromInline
     final func beginFastWrite(cell: AnyCell, bits: UInt) -> Bool {
-        if lock.isHeldByCurrentThread || schema.isChildSlot(cell.index) { return false }
-        lock.lockForSection()
-        hierarchy.depth = 1
+        if schema.isChildSlot(cell.index) || !hierarchy.beginSingleWriteSection() { return false }
         if cell.bindingBits.load(ordering: .relaxed) != bits || !state.acceptsWrites {
-            hierarchy.depth = 0
-            lock.unlockSection()
+            hierarchy.abandonSingleWriteSection()
             return false
         }
         return true
@@ -265,17 +262,7 @@ final class Context: @unchecked Sendable {
     /// became pending meanwhile sends it down the full path.
     @usableFromInline
     final func endFastWrite(changedIndex: Int?) {
-        let hierarchy = self.hierarchy
-        guard hierarchy.depth == 1, !hierarchy.hasPendingWork else {
-            if let changedIndex {
-                hierarchy.pendingChanges.append(PendingChange(context: self, index: changedIndex, old: nil, new: nil))
-            }
-            hierarchy.endSection()
-            return
-        }
-        hierarchy.depth = 0
-        lock.unlockSection()
-        if let changedIndex { notifyObservation(changedIndex) }
+        hierarchy.endSingleWriteSection(changedBy: self, index: changedIndex)
     }
 
     /// Whether a change must be recorded for observers or hooks. Caller holds the lock.
@@ -295,7 +282,7 @@ final class Context: @unchecked Sendable {
     @usableFromInline
     final func endUnrecordedModify(_ index: Int) {
         if schema.isChildSlot(index) {
-            hierarchy.pendingChanges.append(PendingChange(context: self, index: index, old: nil, new: nil))
+            hierarchy.record(PendingChange(context: self, index: index, old: nil, new: nil))
             reconcileSlot(index)
             hierarchy.endSection()
         } else {
@@ -316,7 +303,7 @@ final class Context: @unchecked Sendable {
     /// Records a change made inside a section; the section's end commits it.
     @usableFromInline
     final func recordChangeInSection<Value>(_ index: Int, old: Value, new: Value) {
-        hierarchy.pendingChanges.append(makePendingChange(index, old: old, new: new))
+        hierarchy.record(makePendingChange(index, old: old, new: new))
         if schema.isChildSlot(index) {
             reconcileSlot(index)
         }
@@ -324,7 +311,7 @@ final class Context: @unchecked Sendable {
 
     /// A change whose values are already boxed (continuity of a replaced instance).
     final func recordBoxedChangeInSection(_ index: Int, old: Any, new: Any) {
-        hierarchy.pendingChanges.append(PendingChange(context: self, index: index, old: old, new: new))
+        hierarchy.record(PendingChange(context: self, index: index, old: old, new: new))
     }
 
     private final func makePendingChange<Value>(_ index: Int, old: Value, new: Value) -> PendingChange {

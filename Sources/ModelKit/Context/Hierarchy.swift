@@ -92,6 +92,44 @@ package final class Hierarchy: @unchecked Sendable {
         work.perform(self)
     }
 
+    /// Takes the lock for a section of one plain write (the write path's fast path), unless this
+    /// thread already holds a section (then the write goes through a full one): false.
+    @inline(__always)
+    func beginSingleWriteSection() -> Bool {
+        if lock.isHeldByCurrentThread { return false }
+        lock.lockForSection()
+        depth = 1
+        return true
+    }
+
+    /// Gives up a single-write section in which nothing happened.
+    @inline(__always)
+    func abandonSingleWriteSection() {
+        depth = 0
+        lock.unlockSection()
+    }
+
+    /// Ends a single-write section that changed property `index` of `context` (or nothing): with
+    /// nothing else pending it unlocks and notifies Observation directly; otherwise the change is
+    /// recorded and the section ends as any other.
+    @inline(__always)
+    func endSingleWriteSection(changedBy context: Context, index: Int?) {
+        guard depth == 1, !hasPendingWork else {
+            if let index { record(PendingChange(context: context, index: index, old: nil, new: nil)) }
+            endSection()
+            return
+        }
+        depth = 0
+        lock.unlockSection()
+        if let index { context.notifyObservation(index) }
+    }
+
+    /// Records a change for the end of the current section. Caller holds the section.
+    @inline(__always)
+    func record(_ change: PendingChange) {
+        pendingChanges.append(change)
+    }
+
     func withSection<R>(_ body: () throws -> R) rethrows -> R {
         beginSection()
         defer { endSection() }

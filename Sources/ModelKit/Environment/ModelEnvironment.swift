@@ -298,7 +298,7 @@ extension Context {
             hierarchy.structureVersion &+= 1
             let (new, _, _) = resolveEnvironment(key)
             if valuesAreEqual(old, new) == true { return nil }
-            hierarchy.pendingChanges.append(PendingChange(context: self, index: entry.index, old: old, new: new))
+            hierarchy.record(PendingChange(context: self, index: entry.index, old: old, new: new))
             notifyInheritingReaders(ObjectIdentifier(key))
             return nil
         }
@@ -316,7 +316,7 @@ extension Context {
                 if let entry = child.extras?.values?.environment[id] {
                     // A model that set its own value shields its subtree.
                     if entry.setsOwnValue { continue }
-                    hierarchy.pendingChanges.append(PendingChange(context: child, index: entry.index, old: nil, new: nil))
+                    hierarchy.record(PendingChange(context: child, index: entry.index, old: nil, new: nil))
                 }
                 stack.append(child)
             }

@@ -332,7 +332,7 @@ extension Context {
             if value == nil && old == nil { return nil }
             if let old, let value, valuesAreEqual(old, value) == true { return nil }
             entry.contribution = value
-            hierarchy.pendingChanges.append(PendingChange(
+            hierarchy.record(PendingChange(
                 context: self, index: entry.index, old: old ?? Key.defaultValue, new: value ?? Key.defaultValue
             ))
             invalidateFolds(from: entry, structure: false)
@@ -354,7 +354,7 @@ extension Context {
             // An invalid fold has no valid fold above it: nothing more to do there.
             guard fold.isValid, fold.context.state.isLive else { continue }
             fold.isValid = false
-            hierarchy.pendingChanges.append(PendingChange(context: fold.context, index: fold.index, old: nil, new: nil))
+            hierarchy.record(PendingChange(context: fold.context, index: fold.index, old: nil, new: nil))
             stack.append(contentsOf: fold.invalidateParentBlocks())
         }
     }
@@ -365,7 +365,7 @@ extension Context {
         guard let preferences = extras?.values?.preferences, !preferences.isEmpty else { return }
         for case let fold as PreferenceFold in preferences.values {
             if fold.isValid {
-                hierarchy.pendingChanges.append(PendingChange(context: self, index: fold.index, old: nil, new: nil))
+                hierarchy.record(PendingChange(context: self, index: fold.index, old: nil, new: nil))
             }
             invalidateFolds(from: fold, structure: true)
         }

@@ -190,7 +190,7 @@ final class MemoEntry: PropertyObserver, @unchecked Sendable {
         guard !isCancelled, hasValue else { return nil }
         if evaluate(forced: forced) {
             // The memoized value changed: its own observers hear of it in this same commit.
-            hierarchy.pendingChanges.append(PendingChange(context: context, index: index, old: nil, new: nil))
+            hierarchy.record(PendingChange(context: context, index: index, old: nil, new: nil))
         }
         return nil
     }

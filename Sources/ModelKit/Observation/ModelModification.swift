@@ -178,7 +178,7 @@ extension Context {
             for read in reads where read.context.hierarchy === hierarchy && read.context.state.isLive {
                 var change = PendingChange(context: read.context, index: read.index, old: nil, new: nil)
                 change.isTouch = true
-                hierarchy.pendingChanges.append(change)
+                hierarchy.record(change)
             }
         }
     }
