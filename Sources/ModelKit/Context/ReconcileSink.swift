@@ -1,0 +1,208 @@
+/// Matches the models of a child slot's new value against the slot's live children.
+final class ReconcileSink: VisitSink {
+    /// A model met that is not simply kept.
+    enum Entry {
+        case shared(Context)
+        case initial(InitialModel)
+    }
+
+    /// A model not anchored yet (a reference, so that entries stay one word). The typed subclass
+    /// anchors or continues it.
+    class InitialModel {
+        let box: NodeBox
+        /// The id to match live children with; nil for `ModelID`s, which no other instance shares.
+        let id: AnyHashable?
+        let schema: AnySchema
+
+        init(box: NodeBox, id: AnyHashable?, schema: AnySchema) {
+            self.box = box
+            self.id = id
+            self.schema = schema
+        }
+
+        /// Anchors the model at `place`. Caller holds the section.
+        func anchor(_ hierarchy: Hierarchy, _ place: Place, _ dependencies: DependencyValues) -> Context {
+            fatalError("abstract")
+        }
+
+        /// Continues the live child `live` (same id, same type) with this instance.
+        func adopt(_ live: Context) {}
+    }
+
+    final class TypedInitialModel<M: Model>: InitialModel {
+        let model: M
+
+        init(_ model: M, box: NodeBox, schema: Schema<M>) {
+            self.model = model
+            super.init(box: box, id: schema.usesInstanceIdentity ? nil : AnyHashable(model.id), schema: schema)
+        }
+
+        override func anchor(_ hierarchy: Hierarchy, _ place: Place, _ dependencies: DependencyValues) -> Context {
+            hierarchy.makeContext(for: model, place: place, inherited: dependencies)
+        }
+
+        override func adopt(_ live: Context) {
+            live.adopt(model)
+        }
+    }
+
+    /// The schema of the last type of new model met (a slot's models are usually of one type).
+    @exclusivity(unchecked) private var lastSchema: AnySchema?
+
+    private func schema<M: Model>(for model: M) -> Schema<M> {
+        if let lastSchema, lastSchema.modelTypeID == ObjectIdentifier(M.self) {
+            return unsafeDowncast(lastSchema, to: Schema<M>.self)
+        }
+        let schema = Schema<M>.shared(model)
+        lastSchema = schema
+        return schema
+    }
+
+    let parent: Context
+    let slot: Int
+    let stamp: UInt64
+    // Safety (exclusivity): only this sink's own visits change these, one call at a time.
+    /// The slot's children before this write, in order.
+    @exclusivity(unchecked) private var previous: [Context]
+    /// How many of the models met first were `previous`'s first children, in order: the usual
+    /// writes (appending, removing at the end, changing nothing) keep a prefix, checked by identity
+    /// alone, and the list is edited in place.
+    @exclusivity(unchecked) private var prefixCount = 0
+    /// Whether a model met did not continue that prefix.
+    @exclusivity(unchecked) private var diverged = false
+    /// The children still in the slot met after the prefix, in their new order.
+    @exclusivity(unchecked) private var kept: [Context] = []
+    /// The other models met, each with its position among the kept ones.
+    @exclusivity(unchecked) private(set) var others: [(position: Int, entry: Entry)] = []
+    @exclusivity(unchecked) private(set) var issues: [ModelIssue] = []
+
+    init(parent: Context, slot: Int, stamp: UInt64, previous: [Context]) {
+        self.parent = parent
+        self.slot = slot
+        self.stamp = stamp
+        self.previous = previous
+    }
+
+    /// How many children are kept so far.
+    private var keptCount: Int { prefixCount + kept.count }
+
+    /// The children kept, in their new order, and the previous children after the prefix (those
+    /// not kept among them are removed). Call once, after the visit.
+    func takeKept() -> (kept: [Context], unmatched: [Context]) {
+        var list = previous
+        previous = []
+        // A copy of the (usually short) tail, so that `list` stays uniquely referenced.
+        let unmatched = Array(list[prefixCount...])
+        if prefixCount < list.count { list.removeSubrange(prefixCount...) }
+        list.append(contentsOf: kept)
+        return (list, unmatched)
+    }
+
+    override func expectedNext() -> ArraySlice<Context>? {
+        diverged ? nil : previous[prefixCount...]
+    }
+
+    override func metExpected(_ count: Int) {
+        for child in previous[prefixCount..<(prefixCount + count)] { child.keptStamp = stamp }
+        prefixCount += count
+    }
+
+    /// A child still in this slot: kept, known by its box alone.
+    override func visitKnown(_ unretainedBox: Unmanaged<NodeBox>) -> Bool {
+        if !diverged {
+            if prefixCount < previous.count,
+               unretainedBox._withUnsafeGuaranteedRef({ $0.isBound(to: previous[prefixCount]) }) {
+                previous[prefixCount].keptStamp = stamp
+                prefixCount += 1
+                return true
+            }
+            diverge()
+        }
+        let box = unretainedBox.takeUnretainedValue()
+        guard let context = box.context, context.markStamp == stamp, context.keptStamp != stamp,
+              context.hierarchy === parent.hierarchy
+        else { return false }
+        context.keptStamp = stamp
+        kept.append(context)
+        return true
+    }
+
+    /// Ends the prefix: marks the previous children after it, so that the rest of the visit can
+    /// recognise them wherever they are met.
+    private func diverge() {
+        diverged = true
+        for child in previous[prefixCount...] { child.markStamp = stamp }
+    }
+
+    override func visit<M: Model>(_ model: M, visitor: inout ContainerVisitor) {
+        let box = model.node.box
+        guard let context = box.context else {
+            others.append((keptCount, .initial(TypedInitialModel(model, box: box, schema: schema(for: model)))))
+            return
+        }
+        classify(context, typeName: context.schema.typeName)
+    }
+
+    /// Sorts a live model met in the new value: kept, shared from elsewhere, or rejected.
+    private func classify(_ context: Context, typeName: String) {
+        // The common case: a child still in this slot. This pass marked exactly the slot's live
+        // children with `stamp` (stamps are never reused within a hierarchy), so the mark and the
+        // hierarchy are all it takes.
+        if context.markStamp == stamp && context.keptStamp != stamp && context.hierarchy === parent.hierarchy {
+            context.keptStamp = stamp
+            kept.append(context)
+            return
+        }
+        let property = "\(parent.typeName).\(parent.schema.name(slot))"
+        if context.state == .frozen {
+            return reject(ModelIssue(
+                "A frozen copy of \(typeName) was added to \(property); frozen copies cannot be anchored.",
+                fixes: ["Add a new \(typeName) built from the frozen copy's values."]
+            ))
+        }
+        if context.hierarchy !== parent.hierarchy {
+            return reject(ModelIssue(
+                "A \(typeName) anchored in another hierarchy was added to \(property); it was not anchored here.",
+                fixes: ["Create a new \(typeName) for this hierarchy, or share state through a dependency."]
+            ))
+        }
+        if !context.state.isLive {
+            return reject(ModelIssue(
+                "A destructed \(typeName) was added to \(property); destructed models cannot be anchored again.",
+                fixes: [
+                    "Create a new \(typeName) instead of re-inserting a removed one.",
+                    "To move a model, add it to its new place before removing it from the old one, or do both in one `node.transaction`.",
+                ]
+            ))
+        }
+        if context.keptStamp == stamp {
+            return reject(ModelIssue(
+                "\(property) holds the same \(typeName) twice; it was anchored once.",
+                fixes: ["Store each model once per collection."]
+            ))
+        }
+        if parent.isSelfOrAncestor(context) {
+            return reject(ModelIssue(
+                "A \(typeName) was added to \(property), which is inside that same \(typeName); a model cannot be its own descendant.",
+                fixes: ["Remove the model from its current place first, or add a new instance."]
+            ))
+        }
+        others.append((keptCount, .shared(context)))
+    }
+
+    private func reject(_ issue: ModelIssue) {
+        issues.append(issue)
+    }
+
+    /// Reports a model met twice in this slot's new value.
+    func reportTwice(typeName: String) {
+        issues.append(ModelIssue(
+            "\(parent.typeName).\(parent.schema.name(slot)) holds the same \(typeName) twice; it was anchored once.",
+            fixes: ["Store each model once per collection."]
+        ))
+    }
+
+    func clearIssues() {
+        issues = []
+    }
+}
