@@ -7,7 +7,13 @@
 final class UndoHistory: @unchecked Sendable {
     // Safety: the fields below are guarded by the hierarchy lock of `hierarchy` (see above).
     let limit: Int
-    @exclusivity(unchecked) private var undoEntries: UndoRing
+    /// The undo side, out of line: the write path reaches it through `undoRing` without retaining
+    /// the history.
+    let undoRing: UnsafeMutablePointer<UndoRing>
+    private var undoEntries: UndoRing {
+        _read { yield undoRing.pointee }
+        _modify { yield &undoRing.pointee }
+    }
     @exclusivity(unchecked) private var redoEntries: [UndoEntry] = []
     /// The values last written to the stack's `canUndo` and `canRedo`.
     @exclusivity(unchecked) private var shownCanUndo = false
@@ -20,7 +26,13 @@ final class UndoHistory: @unchecked Sendable {
 
     init(limit: Int) {
         self.limit = max(0, limit)
-        undoEntries = UndoRing(limit: self.limit)
+        undoRing = .allocate(capacity: 1)
+        undoRing.initialize(to: UndoRing(limit: self.limit))
+    }
+
+    deinit {
+        undoRing.deinitialize(count: 1)
+        undoRing.deallocate()
     }
 
     var undoCount: Int { undoEntries.count }
@@ -34,12 +46,6 @@ final class UndoHistory: @unchecked Sendable {
     @inline(__always)
     var acceptsDirectPush: Bool {
         shownCanUndo && redoEntries.isEmpty && undoEntries.canReleaseOldestInPlace
-    }
-
-    /// Pushes the entry of a one-write section (see `acceptsDirectPush`).
-    @inline(__always)
-    func pushDirectly(_ entry: consuming UndoEntry) {
-        undoEntries.appendReleasingOldest(entry)
     }
 
     /// Pushes a new entry: clears the redo side and drops the oldest entry beyond the limit.

@@ -205,10 +205,9 @@ extension Context {
     /// compound update of one ends here too). Caller holds the section.
     @usableFromInline
     final func undoRoute(_ index: Int) -> UndoRoute {
-        guard observedMask == 0, let tracking = undoTracking else { return .full }
         let hierarchy = self.hierarchy
-        guard hierarchy.depth == 1, !hierarchy.recordsEveryChange, !hierarchy.hasPendingWork,
-              !schema.isChildSlot(index)
+        guard observedMask == 0, hierarchy.depth == 1, !hierarchy.recordsEveryChange, !hierarchy.hasPendingWork,
+              !schema.isChildSlot(index), let tracking = undoTracking
         else { return .full }
         guard tracking.tracks(index) else { return .unrecorded }
         return tracking.history.acceptsDirectPush ? .push : .full
@@ -220,8 +219,11 @@ extension Context {
     @usableFromInline
     final func pushUndoAndEndSection(_ change: consuming UndoChange) {
         let index = change.index
-        // Safety: `undoRoute` found the tracking, which only changes under the lock we hold.
-        undoTracking.unsafelyUnwrapped.history.pushDirectly(UndoEntry(consume change))
+        // Safety: `undoRoute` found the tracking, which only changes under the lock we hold; it keeps
+        // its history, and so the ring, alive. Through the pointer the history is not retained
+        // around the release of the entry dropped at the limit (which runs no model code).
+        let ring = undoTracking.unsafelyUnwrapped.history.undoRing
+        ring.pointee.appendReleasingOldest(UndoEntry(consume change))
         endFastWrite(changedIndex: index)
     }
 
