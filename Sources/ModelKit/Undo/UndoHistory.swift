@@ -7,7 +7,13 @@
 final class UndoHistory: @unchecked Sendable {
     // Safety: the fields below are guarded by the hierarchy lock of `hierarchy` (see above).
     let limit: Int
-    @exclusivity(unchecked) private var undoEntries = UndoEntryStack()
+    /// The undo side, out of line: the write path reaches it through `undoRing` without retaining
+    /// the history.
+    let undoRing: UnsafeMutablePointer<UndoRing>
+    private var undoEntries: UndoRing {
+        _read { yield undoRing.pointee }
+        _modify { yield &undoRing.pointee }
+    }
     @exclusivity(unchecked) private var redoEntries: [UndoEntry] = []
     /// The values last written to the stack's `canUndo` and `canRedo`.
     @exclusivity(unchecked) private var shownCanUndo = false
@@ -20,6 +26,13 @@ final class UndoHistory: @unchecked Sendable {
 
     init(limit: Int) {
         self.limit = max(0, limit)
+        undoRing = .allocate(capacity: 1)
+        undoRing.initialize(to: UndoRing(limit: self.limit))
+    }
+
+    deinit {
+        undoRing.deinitialize(count: 1)
+        undoRing.deallocate()
     }
 
     var undoCount: Int { undoEntries.count }
@@ -27,42 +40,44 @@ final class UndoHistory: @unchecked Sendable {
 
     // MARK: Recording (caller holds the lock)
 
-    /// Pushes a one-change entry of a one-write section, handing the oldest entry it drops (at the
-    /// limit) to the caller to release after the lock. False, without pushing, when the push would
-    /// also clear redo entries or change `canUndo` (then the write takes the full path).
+    /// Whether a one-change entry can be pushed directly: without clearing redo entries, changing
+    /// `canUndo`, or dropping an entry that must be released after the lock (else the write takes
+    /// the full path).
     @inline(__always)
-    func pushDirectly(_ change: consuming UndoChange, dropping dropped: inout UndoEntry?) -> Bool {
-        guard shownCanUndo, redoEntries.isEmpty else { return false }
-        undoEntries.append(UndoEntry(consume change))
-        if undoEntries.count > limit { dropped = undoEntries.dropOldest() }
-        return true
+    var acceptsDirectPush: Bool {
+        shownCanUndo && redoEntries.isEmpty && undoEntries.canReleaseOldestInPlace
     }
 
-    /// Pushes a new entry: clears the redo side and drops the oldest entries beyond the limit.
-    func push(_ entry: UndoEntry, in hierarchy: Hierarchy) {
+    /// Pushes a new entry: clears the redo side and drops the oldest entry beyond the limit.
+    func push(_ entry: consuming UndoEntry, in hierarchy: Hierarchy) {
         var dropped: [UndoEntry] = []
         if !redoEntries.isEmpty {
             swap(&dropped, &redoEntries)
         }
-        undoEntries.append(entry)
-        while undoEntries.count > limit {
-            dropped.append(undoEntries.dropOldest())
-        }
+        if let oldest = undoEntries.append(entry) { dropped.append(oldest) }
         release(dropped, in: hierarchy)
         updateFlags()
     }
 
     func removeAll(into dropped: inout [UndoEntry]) {
-        dropped.append(contentsOf: undoEntries.removeAll())
+        undoEntries.removeAll(into: &dropped)
         dropped.append(contentsOf: redoEntries)
         redoEntries = []
         hierarchy = nil
     }
 
-    /// Releases dropped entries after the lock: their values may hold models.
+    /// Releases dropped entries after the lock (their values may hold models), and the kept
+    /// copies of removed models no remaining entry refers to.
     private func release(_ dropped: [UndoEntry], in hierarchy: Hierarchy) {
         guard !dropped.isEmpty else { return }
+        if dropped.contains(where: \.mayReferToRevivals) { hierarchy.undo?.releaseUnreferencedRevivals() }
         hierarchy.pendingActions.append(.run { withExtendedLifetime(dropped) {} })
+    }
+
+    /// Calls `body` with each entry, undo side then redo side. Caller holds the lock.
+    func forEachEntry(_ body: (borrowing UndoEntry) -> Void) {
+        undoEntries.forEach(body)
+        for entry in redoEntries { body(entry) }
     }
 
     /// Writes `canUndo` and `canRedo` where they changed (changes of this section).
@@ -96,7 +111,11 @@ final class UndoHistory: @unchecked Sendable {
             var dropped: [UndoEntry] = []
             while let entry = restoringOld ? undoEntries.popLast() : redoEntries.popLast() {
                 if apply(entry, restoringOld: restoringOld, undo: undo) {
-                    if restoringOld { redoEntries.append(entry) } else { undoEntries.append(entry) }
+                    if restoringOld {
+                        redoEntries.append(entry)
+                    } else if let oldest = undoEntries.append(entry) {
+                        dropped.append(oldest)
+                    }
                     break
                 }
                 dropped.append(entry)
@@ -128,44 +147,5 @@ final class UndoHistory: @unchecked Sendable {
             applied = true
         }
         return applied
-    }
-}
-
-/// The undo side of a history: a stack whose oldest entries are dropped in amortized constant time
-/// (dropped slots are emptied and compacted away once they make up half the storage).
-struct UndoEntryStack {
-    private var entries: [UndoEntry] = []
-    private var start = 0
-
-    var count: Int { entries.count - start }
-    var isEmpty: Bool { count == 0 }
-
-    mutating func append(_ entry: consuming UndoEntry) {
-        entries.append(entry)
-    }
-
-    mutating func popLast() -> UndoEntry? {
-        guard count > 0 else { return nil }
-        return entries.removeLast()
-    }
-
-    /// Removes and returns the oldest entry. The stack is not empty.
-    mutating func dropOldest() -> UndoEntry {
-        // Moved out rather than copied: a copy would retain and release its context once more.
-        var oldest = UndoEntry.empty
-        swap(&oldest, &entries[start])
-        start += 1
-        if start >= 32 && start * 2 >= entries.count {
-            entries.removeFirst(start)
-            start = 0
-        }
-        return oldest
-    }
-
-    mutating func removeAll() -> [UndoEntry] {
-        let all = Array(entries[start...])
-        entries = []
-        start = 0
-        return all
     }
 }

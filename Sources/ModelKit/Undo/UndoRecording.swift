@@ -4,8 +4,9 @@
 /// and the history (the ``ModelUndoStack``'s storage) their entries go to. A context with one makes
 /// every write take the recording path (`Context.needsChangeRecord`), and boxes the old and new
 /// values of the tracked properties only (`Context.makePendingChange`). A one-write section whose only
-/// recorder is undo pushes its entry directly (`recordWrite`); any other section's commit hands its
-/// coalesced changes to ``HierarchyUndo/record(_:)``: one entry per commit and history.
+/// recorder is undo pushes its entry directly (`Context.undoRoute`, inlined in the write path); any
+/// other section's commit hands its coalesced changes to ``HierarchyUndo/record(_:)``: one entry
+/// per commit and history.
 
 /// Which properties of one context record undo entries, and the history they go to.
 final class UndoTracking {
@@ -27,70 +28,6 @@ final class UndoTracking {
     @inline(__always)
     func tracks(_ index: Int) -> Bool {
         index < 64 ? mask & (1 << UInt64(index)) != 0 : highIndices.contains(index)
-    }
-
-    /// Records a plain write whose section holds nothing else and whose model has no observers:
-    /// pushes its entry directly, without a pending change (an entry dropped at the limit goes to
-    /// `dropped`, for the caller to release after the lock). Returns false (recording nothing) when
-    /// the write needs the full section path instead. Caller holds the section, depth 1.
-    @inline(__always)
-    func recordWrite<Value>(
-        _ context: Context, _ index: Int, old: Value, new: Value, dropping dropped: inout UndoEntry?
-    ) -> Bool {
-        // Safety: the context keeps its hierarchy alive (and this tracking its history).
-        unowned(unsafe) let hierarchy = context.hierarchy
-        unowned(unsafe) let history = self.history
-        // A child slot is reconciled on the full path (a compound update of one ends here too).
-        guard hierarchy.depth == 1, !hierarchy.recordsEveryChange, !hierarchy.hasPendingWork,
-              !context.schema.isChildSlot(index)
-        else { return false }
-        guard tracks(index) else { return true }
-        return history.pushDirectly(UndoChange(context: context, index: index, old: old, new: new), dropping: &dropped)
-    }
-}
-
-/// One changed property in an undo entry: its model, and its values before and after the commit.
-struct UndoChange {
-    /// Kept alive by the entry: a destructed context is a small husk, and identifies the model.
-    let context: Context
-    let index: Int
-    let old: Any
-    let new: Any
-}
-
-/// One undo entry: the changes of one commit. Most commits change one property, stored inline.
-struct UndoEntry: @unchecked Sendable {
-    // Safety: guarded by the hierarchy lock while in a history; a dropped entry is only released
-    // (after the lock). Its values are tracked values, which are `Sendable`.
-    enum Changes {
-        case single(UndoChange)
-        case several([UndoChange])
-        /// A slot emptied by ``UndoEntryStack/dropOldest()``.
-        case none
-    }
-
-    static let empty = UndoEntry(changes: .none)
-
-    private init(changes: Changes) {
-        self.changes = changes
-    }
-
-    let changes: Changes
-
-    init(_ changes: [UndoChange]) {
-        self.changes = changes.count == 1 ? .single(changes[0]) : .several(changes)
-    }
-
-    init(_ change: consuming UndoChange) {
-        self.changes = .single(change)
-    }
-
-    var list: [UndoChange] {
-        switch changes {
-        case .single(let change): [change]
-        case .several(let changes): changes
-        case .none: []
-        }
     }
 }
 
@@ -140,7 +77,7 @@ final class HierarchyUndo {
             isRestoring = false
             return
         }
-        var groups: [(history: UndoHistory, changes: [UndoChange])] = []
+        var groups: [(history: UndoHistory, changes: [UndoChange], hasChildSlot: Bool)] = []
         for change in changes where !change.isTouch {
             let context = change.context
             guard let tracking = context.undoTracking, tracking.tracks(change.index),
@@ -149,14 +86,16 @@ final class HierarchyUndo {
             // Coalesced writes of a transaction may end where they began.
             if let cell = context.cell(change.index), cell.undoable.isEqualAny(old, new) { continue }
             let undoChange = UndoChange(context: context, index: change.index, old: old, new: new)
+            let isChildSlot = context.schema.isChildSlot(change.index)
             if let position = groups.firstIndex(where: { $0.history === tracking.history }) {
                 groups[position].changes.append(undoChange)
+                groups[position].hasChildSlot = groups[position].hasChildSlot || isChildSlot
             } else {
-                groups.append((tracking.history, [undoChange]))
+                groups.append((tracking.history, [undoChange], isChildSlot))
             }
         }
         for group in groups {
-            group.history.push(UndoEntry(group.changes), in: hierarchy)
+            group.history.push(UndoEntry(group.changes, hasChildSlot: group.hasChildSlot), in: hierarchy)
         }
     }
 
@@ -219,7 +158,7 @@ struct ReleasedUndoState: Sendable {
     let revivals: [HierarchyUndo.Revival]
 }
 
-private func nodeBox(of model: any Model) -> NodeBox {
+func nodeBox(of model: any Model) -> NodeBox {
     openedNodeBox(model)
 }
 
@@ -235,22 +174,62 @@ private func detachedModel<M: Model>(_ model: M) -> any Model {
     model.detachedCopy()
 }
 
+/// Where a write that needs a change record goes (see `Context.undoRoute(_:)`).
+@usableFromInline
+enum UndoRoute {
+    /// Pushed directly as one entry, and the section ends on the fast path.
+    case push
+    /// Recorded by nobody: the section ends on the fast path.
+    case unrecorded
+    /// Recorded in the section, which ends on the full path.
+    case full
+}
+
 extension Context {
-    /// Records a write that needs a change record and ends its section. A one-write section whose
-    /// only recorder is undo pushes its entry directly (see `UndoTracking.recordWrite`). Caller holds
-    /// the section.
-    @usableFromInline
+    /// Records a write that needs a change record and ends its section. Inlined in the write path,
+    /// so that the entry of a one-write section whose only recorder is undo is made for the value's
+    /// type (boxing an `Int` into `Any` is two stores), and pushed without a pending change.
+    /// Caller holds the section.
+    @inlinable
     final func recordChangeAndEndSection<Value>(_ index: Int, old: Value, new: Value) {
-        if undoTracking != nil, observedMask == 0 {
-            // Safety: the context keeps its tracking alive, and only changes it under the lock we hold.
-            unowned(unsafe) let tracking = undoTracking.unsafelyUnwrapped
-            var dropped: UndoEntry?
-            if tracking.recordWrite(self, index, old: old, new: new, dropping: &dropped) {
-                endFastWrite(changedIndex: index)
-                withExtendedLifetime(dropped) {}
-                return
-            }
+        switch undoRoute(index) {
+        case .push: pushUndoAndEndSection(UndoChange(context: self, index: index, old: old, new: new))
+        case .unrecorded: endFastWrite(changedIndex: index)
+        case .full: recordChangeAndEndFullSection(index, old: old, new: new)
         }
+    }
+
+    /// Whether a write of property `index` is pushed directly: undo is its only recorder, it is the
+    /// section's only work, and the history needs no other change (redo entries to clear, `canUndo`
+    /// to set, an entry to release after the lock). A child slot is reconciled on the full path (a
+    /// compound update of one ends here too). Caller holds the section.
+    @usableFromInline
+    final func undoRoute(_ index: Int) -> UndoRoute {
+        let hierarchy = self.hierarchy
+        guard observedMask == 0, hierarchy.depth == 1, !hierarchy.recordsEveryChange, !hierarchy.hasPendingWork,
+              !schema.isChildSlot(index), let tracking = undoTracking
+        else { return .full }
+        guard tracking.tracks(index) else { return .unrecorded }
+        return tracking.history.acceptsDirectPush ? .push : .full
+    }
+
+    /// Pushes the entry of a one-write section (see `undoRoute`) and ends the section; an entry
+    /// dropped at the limit is released in place (see `UndoRing.canReleaseOldestInPlace`). Caller
+    /// holds the section.
+    @usableFromInline
+    final func pushUndoAndEndSection(_ change: consuming UndoChange) {
+        let index = change.index
+        // Safety: `undoRoute` found the tracking, which only changes under the lock we hold; it keeps
+        // its history, and so the ring, alive. Through the pointer the history is not retained
+        // around the release of the entry dropped at the limit (which runs no model code).
+        let ring = undoTracking.unsafelyUnwrapped.history.undoRing
+        ring.pointee.appendReleasingOldest(UndoEntry(consume change))
+        endFastWrite(changedIndex: index)
+    }
+
+    /// Records a write in its section and ends it on the full path. Caller holds the section.
+    @usableFromInline
+    final func recordChangeAndEndFullSection<Value>(_ index: Int, old: Value, new: Value) {
         recordChangeInSection(index, old: old, new: new)
         hierarchy.endSection()
     }

@@ -1,0 +1,74 @@
+import ModelKit
+import Testing
+
+/// What undo keeps for removed children is bounded by the stack's limit: a kept copy is released
+/// once no entry, on either side, refers to it.
+@Suite struct UndoMemoryTests {
+    @Test func keptCopiesOfRemovedChildrenAreReleasedWithTheirLastEntry() async {
+        let tracker = LifetimeTracker()
+        do {
+            let list = TokenList().withAnchor { $0.undoStack = ModelUndoStack(limit: 2) }
+            for id in 1...6 {
+                list.rows.append(TokenRow(id: id, token: tracker.token()))
+                list.rows.removeAll()
+            }
+            // Only the last addition and removal remain: the last row's copy is the one kept.
+            #expect(await eventually { tracker.liveCount == 1 })
+            list.node.undoStack.undo()
+            #expect(list.rows.map(\.id) == [6] && list.rows[0].lifetime == .anchored)
+
+            // A new change clears the redo side and drops the oldest entry: nothing refers to the
+            // row's kept copy any more, while the live row holds its own token.
+            list.rows.append(TokenRow(id: 7, token: tracker.token()))
+            list.title = "seven"
+            list.rows.removeAll()
+            list.title = "none"
+            list.title = "empty"
+            #expect(await eventually { tracker.liveCount == 0 })
+        }
+        #expect(await tracker.allFreed())
+    }
+
+    @Test func aRevivedChildKeepsItsEarlierEntriesWhenTheRemovalIsDropped() {
+        let list = TokenList(rows: [TokenRow(id: 1, token: LifetimeTracker().token())])
+            .withAnchor { $0.undoStack = ModelUndoStack(limit: 3) }
+        let stack = list.node.undoStack
+        list.rows[0].name = "renamed"
+        list.rows.removeAll()
+        stack.undo()
+        let back = list.rows[0]
+        // The removal's entry goes with the redo side; the rename still applies to the row brought back.
+        list.title = "new"
+        stack.undo()
+        stack.undo()
+        #expect(back.name == "" && back.lifetime == .anchored)
+    }
+}
+
+struct TokenList: Model {
+    var node = ModelNode<Self>()
+    @Tracked var title = ""
+    @Tracked var rows: [TokenRow] = []
+
+    init(rows: [TokenRow] = []) { self.rows = rows }
+
+    func onActivate() { node.trackUndo() }
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track(\.$title)
+        r.track(\.$rows)
+    }
+}
+
+struct TokenRow: Model {
+    var node = ModelNode<Self>()
+    let id: Int
+    let token: LifetimeTracker.Token
+    @Tracked var name = ""
+
+    func onActivate() { node.trackUndo() }
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track(\.$name)
+    }
+}
