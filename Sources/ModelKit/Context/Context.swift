@@ -3,7 +3,7 @@ import Synchronization
 
 // MARK: - Lock discipline
 //
-// ModelKit's locks are `HierarchyLock`s (Internal/Protected.swift) of three ranks, plus the small
+// ModelKit's locks are `RankedLock`s (Internal/Protected.swift) of three ranks, plus the small
 // self-contained `Protected` values of registries and tools. A thread only takes a lock of a higher
 // rank than every lock it holds (checked in debug builds).
 //
@@ -11,7 +11,7 @@ import Synchronization
 //    *all* mutable state of that hierarchy: the value of every bound cell, and every field of every
 //    context and of the hierarchy marked `// Safety: guarded by the hierarchy lock`. One lock per
 //    hierarchy makes a transaction atomic across models and a frozen copy consistent, and leaves no
-//    lock order to get wrong between models. A stream's buffer has a `HierarchyLock` of its own,
+//    lock order to get wrong between models. A stream's buffer has a `RankedLock` of its own,
 //    taken only for *leaf* sections (`lockLeaf`) that take no other lock, outside the lock order.
 // 2. Rank `unbound`: `unboundLock` (one per process) guards the cells and boxes of models that are
 //    not anchored yet, and the forwarding of an earlier instance's cells to the live ones (same-id
@@ -127,7 +127,7 @@ struct SlotChildren {
 final class Context: @unchecked Sendable {
     @usableFromInline let hierarchy: Hierarchy
     /// `hierarchy.lock`, one load closer to the access path.
-    @usableFromInline let lock: HierarchyLock
+    @usableFromInline let lock: RankedLock
     let schema: AnySchema
     /// The overrides this model's dependencies resolve against (see ``dependencies``).
     let dependencyStorage: DependencyValues.Storage

@@ -51,7 +51,7 @@ final class ContextExtras {
         }
         work = [:]
         for observer in ownedObservers {
-            observer.unregisterAll(except: nil)
+            observer.unregisterAll()
             observer.owner = nil
             result.finishers.append(observer.finish)
         }

@@ -4,7 +4,7 @@ import Synchronization
 
 @usableFromInline
 package final class Hierarchy: @unchecked Sendable {
-    let lock: HierarchyLock
+    let lock: RankedLock
     let testing: TestingSupport?
 
     // Safety: every field below is guarded by `lock`.
@@ -55,9 +55,9 @@ package final class Hierarchy: @unchecked Sendable {
     @exclusivity(unchecked) var undo: HierarchyUndo?
     @exclusivity(unchecked) var isTornDown = false
 
-    init(testing: TestingSupport? = nil, lockRank: HierarchyLock.Rank = .hierarchy) {
+    init(testing: TestingSupport? = nil, lockRank: RankedLock.Rank = .hierarchy) {
         self.testing = testing
-        self.lock = HierarchyLock(rank: lockRank)
+        self.lock = RankedLock(rank: lockRank)
     }
 
     // MARK: Sections

@@ -80,12 +80,9 @@ extension Model {
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) -> Self {
         if !node.box.addModifier({ $0.printers.append(printer) }) {
-            return self._printChanges(to: printer, fileID: fileID, filePath: filePath, line: line, column: column).keepingModel(self)
+            // Already anchored: print from now on, for the model's lifetime (nothing cancels it).
+            _ = _printChanges(to: printer, fileID: fileID, filePath: filePath, line: line, column: column)
         }
         return self
     }
-}
-
-private extension Cancellable {
-    func keepingModel<M: Model>(_ model: M) -> M { model }
 }

@@ -5,16 +5,16 @@ import Synchronization
 /// It comes in two shapes:
 /// - ``Protected`` owns the state it guards and hands it out only inside ``withLock(_:)``.
 ///   Use it for self-contained state (registries, stream buffers, a tester's logs).
-/// - ``HierarchyLock`` guards state that lives *outside* it: the tracked values in the cells and the
+/// - ``RankedLock`` guards state that lives *outside* it: the tracked values in the cells and the
 ///   mutable fields of the contexts of one anchored hierarchy. Every field it guards says so with a
 ///   `// Safety: guarded by …` comment.
 ///
 /// Contract (both shapes):
 /// - Not recursive. A thread that needs to re-enter a hierarchy it already holds (a transaction
 ///   body, the mutation inside a compound update) does not lock again: it checks
-///   ``HierarchyLock/isHeldByCurrentThread`` and works under the hold it already has.
+///   ``RankedLock/isHeldByCurrentThread`` and works under the hold it already has.
 /// - Never call user code, resume a continuation or finish a stream while holding a ``Protected``
-///   lock. The few places that run user code under a ``HierarchyLock`` are listed at the top of
+///   lock. The few places that run user code under a ``RankedLock`` are listed at the top of
 ///   `Context.swift`.
 /// - Internal to ModelKit (`package` so that ModelKitTesting can guard its own state with it).
 package final class Protected<State>: Sendable {
@@ -80,7 +80,7 @@ extension Protected where State: Sendable {
 /// lock it holds (a hierarchy, then the unbound lock, then the frozen copies' lock). Debug builds
 /// check this on every acquisition and report a violation as a ModelKit issue.
 @usableFromInline
-package final class HierarchyLock: Sendable {
+package final class RankedLock: Sendable {
     /// The place of a lock in the lock order.
     package enum Rank: Int, Sendable, CustomStringConvertible {
         case hierarchy = 0
@@ -179,8 +179,8 @@ package final class HierarchyLock: Sendable {
 
     /// A lock used only for leaf sections (see ``lockLeaf()``).
     @usableFromInline
-    package static func forLeafSections() -> HierarchyLock {
-        HierarchyLock()
+    package static func forLeafSections() -> RankedLock {
+        RankedLock()
     }
 
     /// Takes the lock for a short *leaf* section: one that takes no other lock and runs no code
@@ -222,12 +222,12 @@ package final class HierarchyLock: Sendable {
 /// The debug-build check of the lock order: the locks each thread holds, in acquisition order.
 enum LockOrder {
     final class Held {
-        var locks: [(id: ObjectIdentifier, rank: HierarchyLock.Rank)] = []
+        var locks: [(id: ObjectIdentifier, rank: RankedLock.Rank)] = []
     }
 
     private static let held = ThreadLocal<Held>()
 
-    static func willAcquire(_ lock: HierarchyLock) {
+    static func willAcquire(_ lock: RankedLock) {
         guard let top = held.value?.locks.last, top.rank.rawValue >= lock.rank.rawValue,
               top.id != ObjectIdentifier(lock)
         else { return }
@@ -240,7 +240,7 @@ enum LockOrder {
         ))
     }
 
-    static func didAcquire(_ lock: HierarchyLock) {
+    static func didAcquire(_ lock: RankedLock) {
         let current: Held
         if let existing = held.value {
             current = existing
@@ -251,7 +251,7 @@ enum LockOrder {
         current.locks.append((ObjectIdentifier(lock), lock.rank))
     }
 
-    static func didRelease(_ lock: HierarchyLock) {
+    static func didRelease(_ lock: RankedLock) {
         guard let current = held.value else { return }
         if let index = current.locks.lastIndex(where: { $0.id == ObjectIdentifier(lock) }) {
             current.locks.remove(at: index)

@@ -2,7 +2,7 @@ import Synchronization
 
 /// The lock for cells and boxes of models that are not anchored yet (initial models). Taken after a
 /// hierarchy lock, never before one.
-let unboundLock = HierarchyLock(rank: .unbound)
+let unboundLock = RankedLock(rank: .unbound)
 
 /// The storage behind one `@Tracked` property of one model instance.
 ///

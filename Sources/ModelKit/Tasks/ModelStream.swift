@@ -102,7 +102,7 @@ final class StreamHandle<Element: Sendable>: Sendable {
 /// is called after it is released.
 @usableFromInline
 final class StreamStorage<Element: Sendable>: @unchecked Sendable {
-    @usableFromInline let lock = HierarchyLock.forLeafSections()
+    @usableFromInline let lock = RankedLock.forLeafSections()
     // Safety: the fields below are guarded by `lock`.
     /// Buffered elements from `head` on (read slots are cleared).
     @usableFromInline @exclusivity(unchecked) var buffer: [Element?] = []

@@ -1,0 +1,122 @@
+// Observers of model state: `change(of:)`, `node.observe` and `node.onChange`.
+//
+// An observer evaluates its expression with the hierarchy locked for the commit that affected it,
+// on the committing thread, recording what the expression read so that it can re-register. So each
+// committed state is evaluated exactly once, in commit order, and the values are delivered (outside
+// the lock) in that order.
+
+/// An observer registered on the properties its expression read.
+@usableFromInline
+class PropertyObserver: @unchecked Sendable {
+    /// A property the observer is registered on.
+    ///
+    /// The context is neither retained nor weak (see "No weak references to contexts" in
+    /// Internals.md): registrations are made on live contexts only, and a context's destruct
+    /// removes the registrations on it (``dropRegistrations(on:)``), so it is always alive.
+    struct Registration {
+        // Safety: valid while the registration exists (see above); used under the lock.
+        unowned(unsafe) let context: Context
+        let index: Int
+    }
+
+    // Safety: `registrations`, `isCancelled` and `owner` are guarded by the lock of `hierarchy`.
+    let hierarchy: Hierarchy
+    @exclusivity(unchecked) var registrations: [Registration] = []
+    @exclusivity(unchecked) var isCancelled = false
+    /// The context that owns the observer (it is in that context's `ownedObservers`); set to nil
+    /// by the owner's destruct, so never dangling.
+    @exclusivity(unchecked) unowned(unsafe) var owner: Context?
+
+    init(hierarchy: Hierarchy) {
+        self.hierarchy = hierarchy
+    }
+
+    /// Re-evaluates after a commit; returns the change to deliver, or nil to deliver nothing.
+    /// `forced`: a property it read was touched, so an unchanged value is delivered too. Caller
+    /// holds the lock.
+    func reevaluate(forced: Bool) -> AnyObject? { nil }
+
+    /// Delivers a change produced by `reevaluate`. Called without the lock, in commit order.
+    func deliver(_ change: AnyObject) {}
+
+    /// Ends the observer's stream.
+    func finish() {}
+
+    /// Registers on exactly the properties in `reads`. Caller holds the lock.
+    final func register(on reads: [AccessRecording.Read]) {
+        if isRegistered(exactlyOn: reads) { return }
+        // The wanted registrations, in first-read order.
+        var wanted: [AccessRecording.Read] = []
+        var wantedKeys: Set<AccessRecording.Read.ReadKey> = []
+        for read in reads where read.context.hierarchy === hierarchy && read.context.state.isLive {
+            if wantedKeys.insert(read.key).inserted { wanted.append(read) }
+        }
+        var existing: Set<AccessRecording.Read.ReadKey> = []
+        for registration in registrations {
+            let context = registration.context
+            let key = AccessRecording.Read.ReadKey(context: ObjectIdentifier(context), index: registration.index)
+            if wantedKeys.contains(key) {
+                existing.insert(key)
+            } else {
+                remove(from: context, index: registration.index)
+            }
+        }
+        for read in wanted where !existing.contains(read.key) {
+            read.context.ensuredExtras.propertyObservers[read.index, default: []].append(self)
+            read.context.updateObservedMask()
+        }
+        registrations = wanted.map { Registration(context: $0.context, index: $0.index) }
+    }
+
+    /// Whether the registrations are already exactly `reads` (the usual case after a change: an
+    /// expression reads the same properties again). Caller holds the lock.
+    private final func isRegistered(exactlyOn reads: [AccessRecording.Read]) -> Bool {
+        var position = 0
+        for read in reads {
+            if position < registrations.count, registrations[position].context === read.context,
+               registrations[position].index == read.index {
+                position += 1
+                continue
+            }
+            // A repeated read of a property already matched is fine; anything else is new.
+            guard registrations[..<position].contains(where: { $0.context === read.context && $0.index == read.index })
+            else { return false }
+        }
+        return position == registrations.count
+    }
+
+    /// Unregisters everywhere. Caller holds the lock.
+    final func unregisterAll() {
+        isCancelled = true
+        for registration in registrations {
+            remove(from: registration.context, index: registration.index)
+        }
+        registrations = []
+    }
+
+    /// Forgets the registrations on `context`, which is being destructed (its observer lists go
+    /// with it). Caller holds the lock.
+    final func dropRegistrations(on context: Context) {
+        registrations.removeAll { $0.context === context }
+    }
+
+    private final func remove(from context: Context, index: Int) {
+        guard let extras = context.extras else { return }
+        extras.propertyObservers[index]?.removeAll { $0 === self }
+        if extras.propertyObservers[index]?.isEmpty == true {
+            extras.propertyObservers[index] = nil
+        }
+        context.updateObservedMask()
+    }
+
+    /// Stops observing: unregisters, leaves its owner, and ends the stream.
+    @usableFromInline
+    final func cancel() {
+        hierarchy.lock.withShortLock {
+            unregisterAll()
+            owner?.extras?.ownedObservers.removeAll { $0 === self }
+            owner = nil
+        }
+        finish()
+    }
+}
