@@ -95,7 +95,7 @@ extension ModelNode {
 @usableFromInline
 final class MemoValue<Value>: @unchecked Sendable {
     // Safety: guarded by the hierarchy lock of the model whose memo it is.
-    @usableFromInline var value: Value?
+    @usableFromInline @exclusivity(unchecked) var value: Value?
 
     @usableFromInline
     init() {}
