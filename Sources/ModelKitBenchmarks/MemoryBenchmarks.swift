@@ -129,7 +129,7 @@ private func residentSetBytes() -> Double {
 
 /// glibc's malloc statistics. `<malloc.h>` is not part of the `Glibc` module, so its functions are
 /// looked up by name; only C-representable signatures are used.
-private enum Malloc {
+enum Malloc {
     private typealias Trim = @convention(c) (Int) -> Int32
     private typealias Info = @convention(c) (Int32, UnsafeMutablePointer<FILE>?) -> Int32
 
