@@ -24,52 +24,60 @@ func hierarchyScenarios() -> [Scenario] {
                 },
             ]
         },
+        // Every row with children in the three shapes (issue 16): the unsuffixed rows are the
+        // default id, as in round one.
         .timed("activate + release a parent with N children", iterations: .calibrated(max: 20)) {
-            let small = "ModelKit: 1,000 children"
-            return [
-                Variant(small, target: Target(.milliseconds(3))) { n in
-                    activateAndRelease(parents: n, childrenEach: 1_000)
-                },
-                Variant("ModelKit: 10,000 children", baseline: small, target: Target(.ratio(to: small, 12))) { n in
-                    activateAndRelease(parents: n, childrenEach: 10_000)
-                },
-            ]
+            allShapes.flatMap { shape -> [Variant] in
+                let suffix = shapeSuffix(shape)
+                let small = "ModelKit: 1,000 children" + suffix
+                return [
+                    Variant(small, target: Target(.milliseconds(3))) { n in
+                        activateAndRelease(shape, parents: n, childrenEach: 1_000)
+                    },
+                    Variant("ModelKit: 10,000 children" + suffix, baseline: small, target: Target(.ratio(to: small, 12))) { n in
+                        activateAndRelease(shape, parents: n, childrenEach: 10_000)
+                    },
+                ]
+            }
         },
         .timed("append + remove one child beside N others") {
-            let crowded = Parent(children: (0..<500).map { _ in Pair() }).withAnchor()
-            let sparse = Parent(children: (0..<50).map { _ in Pair() }).withAnchor()
-            let small = "ModelKit: beside 50"
-            return [
-                Variant("ModelKit: beside 500", baseline: small, target: Target(.microseconds(30), .baselineRatio(3))) { n in
-                    measure {
-                        for _ in 0..<n {
-                            crowded.children.append(Pair())
-                            crowded.children.removeLast()
+            allShapes.flatMap { shape -> [Variant] in
+                let suffix = shapeSuffix(shape)
+                let crowded = shape.make(children: 500).withAnchor()
+                let sparse = shape.make(children: 50).withAnchor()
+                let small = "ModelKit: beside 50" + suffix
+                return [
+                    Variant("ModelKit: beside 500" + suffix, baseline: small, target: Target(.microseconds(30), .baselineRatio(3))) { n in
+                        measure {
+                            for _ in 0..<n { crowded.appendAndRemoveOne() }
                         }
-                    }
-                },
-                Variant(small) { n in
-                    measure {
-                        for _ in 0..<n {
-                            sparse.children.append(Pair())
-                            sparse.children.removeLast()
+                    },
+                    Variant(small) { n in
+                        measure {
+                            for _ in 0..<n { sparse.appendAndRemoveOne() }
                         }
-                    }
-                },
-            ]
+                    },
+                ]
+            }
         },
     ]
 }
 
+/// "" for the default id (round one's row names), " (Int id)", " (UUID id)".
+func shapeSuffix(_ shape: any ShapedParent.Type) -> String {
+    shape == Parent.self ? "" : " (\(shape.shape))"
+}
+
 /// Anchors and releases `parents` parents of `childrenEach` children each; returns the time taken.
-private func activateAndRelease(parents: Int, childrenEach: Int) -> Duration {
-    var unanchored = (0..<parents).map { _ in
-        Parent(children: (0..<childrenEach).map { _ in Pair() })
-    }
-    return measure {
-        // Popping hands each parent to the loop, so that it is freed within the timed part.
-        while let parent = unanchored.popLast() {
-            blackHole(parent.withAnchor())
+func activateAndRelease(_ shape: any ShapedParent.Type, parents: Int, childrenEach: Int) -> Duration {
+    func run<P: ShapedParent>(_: P.Type) -> Duration {
+        var unanchored = (0..<parents).map { _ in P.make(children: childrenEach) }
+        return measure {
+            // Popping hands each parent to the loop, so that it is freed within the timed part.
+            while let parent = unanchored.popLast() {
+                blackHole(parent.withAnchor())
+            }
         }
     }
+    return run(shape)
 }

@@ -17,6 +17,8 @@ struct JSONReport: Encodable {
         let nsPerOp: Double?
         /// The median, for memory rows.
         let bytesPerModel: Double?
+        /// The median, for rows of other units (peak bytes, a ratio).
+        let value: Double?
         let iterations: Int
         let samples: [Double]
         let spread: Double
@@ -43,6 +45,7 @@ struct JSONReport: Encodable {
                 scenario: row.scenario, name: row.name, unit: row.unit.rawValue,
                 nsPerOp: row.unit == .nanoseconds ? value : nil,
                 bytesPerModel: row.unit == .bytes ? value : nil,
+                value: row.unit == .totalBytes || row.unit == .ratio ? value : nil,
                 iterations: row.iterations, samples: row.samples.filter(\.isFinite),
                 spread: row.spread.isFinite ? row.spread : 0,
                 baseline: row.baseline, ratio: result.ratio.flatMap { $0.isFinite ? $0 : nil },

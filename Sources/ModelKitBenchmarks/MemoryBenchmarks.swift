@@ -16,7 +16,11 @@ func memoryScenarios() -> [Scenario] {
             let count = 100_000
             var anchored: [MemoryDelta] = [], children: [MemoryDelta] = []
             var unanchored: [MemoryDelta] = [], observable: [MemoryDelta] = []
+            // The other two shapes of children (issue 16): explicit Int id, UUID id.
+            var intChildren: [MemoryDelta] = [], uuidChildren: [MemoryDelta] = []
             for _ in 0..<(configuration.quick ? 1 : 3) {
+                intChildren.append(.perModelBuiltTogether(count) { RowList.make(children: count).withAnchor() })
+                uuidChildren.append(.perModelBuiltTogether(count) { UUIDRowList.make(children: count).withAnchor() })
                 anchored.append(.perModel(count) { Pair().withAnchor() })
                 children.append(.perModelBuiltTogether(count) {
                     let parent = Parent().withAnchor()
@@ -39,6 +43,10 @@ func memoryScenarios() -> [Scenario] {
             return [
                 row("ModelKit: Pair() anchored in one parent's array (malloc)", children.map(\.mallocBytes), target: Target(.bytes(400))),
                 row("ModelKit: Pair() anchored in one parent's array (RSS)", children.map(\.residentBytes), target: Target(.bytes(400))),
+                row("ModelKit: IdentifiedRow (Int id) anchored in one parent's array (malloc)", intChildren.map(\.mallocBytes), target: Target(.bytes(400))),
+                row("ModelKit: IdentifiedRow (Int id) anchored in one parent's array (RSS)", intChildren.map(\.residentBytes)),
+                row("ModelKit: UUIDRow (UUID id) anchored in one parent's array (malloc)", uuidChildren.map(\.mallocBytes), target: Target(.bytes(400))),
+                row("ModelKit: UUIDRow (UUID id) anchored in one parent's array (RSS)", uuidChildren.map(\.residentBytes)),
                 row("ModelKit: Pair().withAnchor(), each its own root (malloc)", anchored.map(\.mallocBytes)),
                 row("ModelKit: Pair().withAnchor(), each its own root (RSS)", anchored.map(\.residentBytes)),
                 row("ModelKit: Pair(), not anchored (malloc)", unanchored.map(\.mallocBytes)),
@@ -121,7 +129,7 @@ private func residentSetBytes() -> Double {
 
 /// glibc's malloc statistics. `<malloc.h>` is not part of the `Glibc` module, so its functions are
 /// looked up by name; only C-representable signatures are used.
-private enum Malloc {
+enum Malloc {
     private typealias Trim = @convention(c) (Int) -> Int32
     private typealias Info = @convention(c) (Int32, UnsafeMutablePointer<FILE>?) -> Int32
 

@@ -89,6 +89,10 @@ struct Row {
     enum Unit: String {
         case nanoseconds = "ns/op"
         case bytes = "bytes/model"
+        /// A whole measurement's bytes (peak resident memory), shown in MB.
+        case totalBytes = "bytes"
+        /// A dimensionless ratio (throughput of one setup over another's).
+        case ratio = "ratio"
     }
 
     let scenario: String

@@ -70,6 +70,10 @@ func formatCell(_ value: Double, _ unit: Row.Unit) -> String {
         return value < 100 ? decimal(value, digits: 1) : group(Int(value.rounded()))
     case .bytes:
         return "\(group(Int(value.rounded()))) B/model"
+    case .totalBytes:
+        return "\(decimal(value / 1e6, digits: 1)) MB"
+    case .ratio:
+        return decimal(value, digits: 2) + "×"
     }
 }
 
@@ -78,6 +82,10 @@ func format(_ value: Double, _ unit: Row.Unit) -> String {
     switch unit {
     case .bytes:
         return "\(group(Int(value.rounded()))) B"
+    case .totalBytes:
+        return "\(compact(value / 1e6)) MB"
+    case .ratio:
+        return "\(compact(value))×"
     case .nanoseconds:
         if value < 1e3 { return "\(compact(value)) ns" }
         if value < 1e6 { return "\(compact(value / 1e3)) µs" }

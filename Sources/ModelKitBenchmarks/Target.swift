@@ -3,6 +3,8 @@ struct Target {
     enum Bound {
         /// The row's value is at most this, in the row's unit (ns or bytes).
         case atMost(Double)
+        /// The row's value is at least this, in the row's unit (a throughput ratio).
+        case atLeast(Double)
         /// The row's value lies in this range, in the row's unit.
         case between(Double, Double)
         /// The row's value is at most this multiple of its baseline row.
@@ -25,6 +27,8 @@ struct Target {
             switch bound {
             case .atMost(let limit):
                 met = met && value <= limit
+            case .atLeast(let limit):
+                met = met && value >= limit
             case .between(let low, let high):
                 met = met && low <= value && value <= high
             case .baselineRatio(let limit):
@@ -44,6 +48,8 @@ struct Target {
             switch bound {
             case .atMost(let limit):
                 "≤ \(format(limit, unit))"
+            case .atLeast(let limit):
+                "≥ \(format(limit, unit))"
             case .between(let low, let high):
                 "\(format(low, unit))–\(format(high, unit))"
             case .baselineRatio(let limit):
@@ -61,4 +67,5 @@ extension Target.Bound {
     static func microseconds(_ value: Double) -> Self { .atMost(value * 1e3) }
     static func milliseconds(_ value: Double) -> Self { .atMost(value * 1e6) }
     static func bytes(_ value: Double) -> Self { .atMost(value) }
+    static func megabytes(_ value: Double) -> Self { .atMost(value * 1e6) }
 }

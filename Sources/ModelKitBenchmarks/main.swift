@@ -10,7 +10,7 @@ import Darwin
 let configuration = Configuration.parse(Array(CommandLine.arguments.dropFirst()))
 let scenarios = readWriteScenarios() + observerScenarios() + dependencyScenarios() + eventScenarios()
     + reactionScenarios() + hierarchyScenarios() + continuityScenarios() + memoryScenarios() + testerScenarios()
-    + undoScenarios() + environmentScenarios()
+    + undoScenarios() + environmentScenarios() + scaleScenarios() + standupsWorkloadScenarios()
 
 let clock = ContinuousClock()
 let start = clock.now

@@ -26,6 +26,8 @@ public final class TestProbe: Sendable {
     /// The name failure messages use.
     public let name: String
     let calls = Protected<[Call]>([])
+    /// Wakes the assertions that consulted this probe when it is called.
+    let activity = Activity()
 
     /// A probe named `name` in failure messages.
     public init(_ name: String = "probe") {
@@ -37,7 +39,7 @@ public final class TestProbe: Sendable {
     private func record(_ arguments: [any Sendable]) {
         let sequence = Sequencer.next()
         calls.withLock { $0.append(Call(sequence: sequence, arguments: arguments)) }
-        Activity.shared.signal()
+        activity.signal()
     }
 
     /// Records a call without arguments.
@@ -121,6 +123,7 @@ public final class TestProbe: Sendable {
     /// How many times the probe was called in all. Inside an assertion, reading it counts every call
     /// so far as asserted.
     public var callCount: Int {
+        AssertScope.current.value?.watch(activity)
         let calls = calls.value
         if let scope = AssertScope.current.value {
             for call in calls { scope.matchedProbeCalls.insert(call.sequence) }
@@ -133,6 +136,7 @@ public final class TestProbe: Sendable {
     /// `predicate`; inside an assertion it is marked as matched.
     private func match(_ predicate: ([any Sendable]) -> Bool) -> Bool {
         let scope = AssertScope.current.value
+        scope?.watch(activity)
         if let scope, !scope.consultedProbes.contains(where: { $0.predicate == scope.currentPredicate && $0.probe === self }) {
             scope.consultedProbes.append((scope.currentPredicate, self))
         }

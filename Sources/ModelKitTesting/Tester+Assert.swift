@@ -134,9 +134,12 @@ extension Tester {
         let timeout = timeout ?? self.timeout
         let deadline = ContinuousClock.now + timeout
         var hadLastChance = false
+        // The activities of other testers' hierarchies the predicates read; marked before each
+        // evaluation, so that a write after the read wakes this wait.
+        var otherHierarchies: [ObjectIdentifier: Activity] = [:]
         while true {
             state.flushDeferredFailures()
-            let generation = Activity.shared.generation
+            var marks = [state.activity.mark] + otherHierarchies.values.map(\.mark)
             let startSequence = Sequencer.current
             let evaluation = evaluate(conditions)
             if evaluation.results.allSatisfy({ $0 }) {
@@ -163,8 +166,26 @@ extension Tester {
                 await state.executor.settle(until: deadline)
                 continue
             }
-            await Activity.shared.wait(after: generation, until: deadline)
+            let read = otherActivities(read: evaluation.reads)
+            if read.keys.contains(where: { otherHierarchies[$0] == nil }) {
+                // A hierarchy first read now: evaluate again with it marked, not to miss its writes.
+                otherHierarchies.merge(read) { first, _ in first }
+                continue
+            }
+            marks += evaluation.watched
+            await Activity.wait(for: marks, until: deadline)
         }
+    }
+
+    /// The activities of the hierarchies of other testers whose models `reads` read.
+    private func otherActivities(read reads: [ModelAccessRecorder.PropertyRead]) -> [ObjectIdentifier: Activity] {
+        var seenContexts: Set<ObjectIdentifier> = []
+        var result: [ObjectIdentifier: Activity] = [:]
+        for read in reads where seenContexts.insert(read.contextID).inserted {
+            guard let other = read.testingOwner as? TesterState, other !== state else { continue }
+            result[ObjectIdentifier(other.activity)] = other.activity
+        }
+        return result
     }
 
     struct Evaluation {
@@ -178,6 +199,8 @@ extension Tester {
         let consultedProbes: [(predicate: Int, probe: TestProbe)]
         /// The conditions that asked whether an event was sent.
         let eventChecks: Set<Int>
+        /// What else the conditions depend on (the probes they consulted), marked before they read it.
+        let watched: [Activity.Mark]
 
         /// The reads made while evaluating condition `index`.
         func reads(ofCondition index: Int) -> ArraySlice<ModelAccessRecorder.PropertyRead> {
@@ -197,7 +220,8 @@ extension Tester {
             results: results, reads: reads, readMarks: scope.readMarks,
             matchedEvents: scope.matchedEvents, matchedProbeCalls: scope.matchedProbeCalls,
             matchedProbes: scope.matchedProbes,
-            consultedProbes: scope.consultedProbes, eventChecks: scope.eventChecks
+            consultedProbes: scope.consultedProbes, eventChecks: scope.eventChecks,
+            watched: Array(scope.watched.values)
         )
     }
 

@@ -35,7 +35,7 @@ public final class Tester: Sendable {
     }
 
     deinit {
-        finishNow()
+        finishWithoutWaiting()
     }
 
     /// What the test must assert; `.full` by default.
@@ -67,20 +67,22 @@ public final class Tester: Sendable {
     /// timeout) for their other tasks, reports each task still running where it was started,
     /// checks exhaustivity, and tears the hierarchy down.
     ///
-    /// Optional: releasing the tester does the same, but then waits for running tasks by blocking the
-    /// releasing thread (up to the timeout). Prefer `await tester.finish()` when tasks may still run.
+    /// Call it at the end of every test that starts tasks. Releasing the tester without it does the
+    /// same without waiting: it runs the hierarchy's ready jobs, then reports every task still
+    /// running (one waiting for a clock, a dependency or an actor), since waiting there would block
+    /// the releasing thread.
     public func finish(isolation: isolated (any Actor)? = #isolation) async {
         guard beginFinishing() else { return }
         state.flushDeferredFailures()
         cancelActivationWork()
         let deadline = ContinuousClock.now + timeout
         while runningTasks().isEmpty == false && ContinuousClock.now < deadline {
-            let generation = Activity.shared.generation
+            let mark = state.activity.mark
             await state.executor.settle(until: deadline)
             guard !runningTasks().isEmpty else { break }
-            await Activity.shared.wait(after: generation, until: deadline)
+            await Activity.wait(for: [mark], until: deadline)
         }
-        completeFinishing()
+        completeFinishing(testerReleased: false)
     }
 
     /// Returns once the hierarchy is quiescent: no job of its tasks is queued or running on the
@@ -105,16 +107,16 @@ public final class Tester: Sendable {
         await state.executor.settle(until: ContinuousClock.now + (timeout ?? self.timeout))
     }
 
-    /// The synchronous end used when the tester is released without `finish()`.
-    private func finishNow() {
+    /// The end used when the tester is released without `finish()`. It never waits for a task
+    /// suspended on something outside the hierarchy: it runs the jobs that are ready (the cancelled
+    /// `onActivate` work unwinding, a task started by the test's last action), waiting only for a
+    /// job the executor's thread is running, then reports what still runs.
+    private func finishWithoutWaiting() {
         guard beginFinishing() else { return }
         state.flushDeferredFailures()
         cancelActivationWork()
-        let deadline = DispatchTime.now() + .nanoseconds(Int(timeout.components.seconds * 1_000_000_000 + timeout.components.attoseconds / 1_000_000_000))
-        while !runningTasks().isEmpty {
-            if state.workEnded.wait(timeout: deadline) == .timedOut { break }
-        }
-        completeFinishing()
+        state.executor.settleNow(until: ContinuousClock.now + timeout)
+        completeFinishing(testerReleased: true)
     }
 
     private func beginFinishing() -> Bool {
@@ -133,16 +135,18 @@ public final class Tester: Sendable {
         hierarchy.runningWork().filter(\.isTask)
     }
 
-    private func completeFinishing() {
+    private func completeFinishing(testerReleased: Bool) {
+        // Work from `onActivate` was cancelled, not awaited: still unwinding is not a failure.
         let tasks = runningTasks()
+        let reported = tasks.filter { !$0.fromActivation }
         let exhaustivity = self.exhaustivity
         if exhaustivity.contains(.tasks) {
-            for task in tasks {
-                state.fail(FailureMessages.taskStillRunning(task), at: task.location)
+            for task in reported {
+                state.fail(FailureMessages.taskStillRunning(task, testerReleased: testerReleased), at: task.location)
             }
-        } else if showSkippedAssertions, !tasks.isEmpty {
+        } else if showSkippedAssertions, !reported.isEmpty {
             state.printSkipped(FailureMessages.skipped(
-                "Tasks still running", tasks.map { "\($0.modelType) task started at \($0.location)" },
+                "Tasks still running", reported.map { "\($0.modelType) task started at \($0.location)" },
                 test: state.testName, at: state.location
             ))
         }

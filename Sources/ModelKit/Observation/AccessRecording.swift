@@ -92,6 +92,9 @@ package enum ModelAccessRecorder {
         /// Identifies the model (its context).
         package var contextID: ObjectIdentifier { ObjectIdentifier(context) }
 
+        /// The tester of the model's hierarchy, if a tester anchored it (its `TestingSupport.owner`).
+        package var testingOwner: (any Sendable)? { context.hierarchy.testingSupport?.owner }
+
         /// `CounterModel.count = 1` (path-qualified, with the current value), for failure messages.
         package var currentDescription: String {
             let (path, value): (String, Any?) = context.lock.withShortLock {

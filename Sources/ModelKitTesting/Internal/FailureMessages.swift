@@ -56,8 +56,22 @@ enum FailureMessages {
         """
     }
 
-    static func taskStillRunning(_ task: RunningWork) -> String {
-        """
+    static func taskStillRunning(_ task: RunningWork, testerReleased: Bool = false) -> String {
+        if testerReleased {
+            return """
+            A task of \(task.modelType) started here was still running when the test ended.
+
+            The tester was released without `await tester.finish()`, so it did not wait for the task: \
+            a released tester only runs the hierarchy's ready jobs, it does not wait for work outside it.
+
+            To fix, either:
+              • End the test with `await tester.finish()`, which waits for running tasks up to the timeout.
+              • Wait for its work before the test ends, e.g. `await tester.assert { … }` on the state it changes.
+              • Cancel it in the model (`node.cancelAll(for:)`), or start it from `onActivate`, whose work the tester cancels.
+              • Or stop requiring finished tasks: `tester.exhaustivity.remove(.tasks)`.
+            """
+        }
+        return """
         A task of \(task.modelType) started here was still running when the test ended.
 
         To fix, either:

@@ -33,6 +33,8 @@ final class TesterExecutor: TaskExecutor, Sendable {
         var isClosed = false
         var nextWaiter = 0
         var idleWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+        /// Threads in ``settleNow(until:)`` waiting for the job another runner holds.
+        var jobEndWaiters: [DispatchSemaphore] = []
 
         var isIdle: Bool { head == jobs.count && !isRunning }
 
@@ -110,6 +112,34 @@ final class TesterExecutor: TaskExecutor, Sendable {
         }
     }
 
+    /// The synchronous ``settle(until:)`` of a released tester: runs the queued jobs on the calling
+    /// thread and, when the executor's thread is running one, waits for that job to end (a job runs
+    /// until its task suspends, so this wait is as long as one job, like a lock's). Never waits for a
+    /// task suspended on something outside the hierarchy. Returns when idle, or at `deadline`.
+    func settleNow(until deadline: ContinuousClock.Instant) {
+        while true {
+            var ran = 0
+            while let job = state.withLock({ $0.takeJob() }) {
+                run(job)
+                ran += 1
+                if ran % 64 == 0 && ContinuousClock.now >= deadline { return }
+            }
+            let jobEnded = DispatchSemaphore(value: 0)
+            enum Next { case idle, runQueued, waitForJob }
+            let next = state.withLock { state -> Next in
+                if state.isIdle { return .idle }
+                guard state.isRunning else { return .runQueued }  // queued since the loop above
+                state.jobEndWaiters.append(jobEnded)
+                return .waitForJob
+            }
+            if next == .idle || ContinuousClock.now >= deadline { return }
+            if next == .runQueued { continue }
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            let nanoseconds = remaining.components.seconds * 1_000_000_000 + remaining.components.attoseconds / 1_000_000_000
+            if jobEnded.wait(timeout: .now() + .nanoseconds(Int(nanoseconds))) == .timedOut { return }
+        }
+    }
+
     /// Waits until the running job ends with nothing queued (or the job ends and a queued one is left
     /// for the caller to run), or the deadline.
     private func waitUntilIdle(or deadline: ContinuousClock.Instant, isolation: isolated (any Actor)? = #isolation) async {
@@ -154,7 +184,7 @@ final class TesterExecutor: TaskExecutor, Sendable {
         TesterExecutor.current.withValue(self) {
             job.runSynchronously(on: asUnownedTaskExecutor())
         }
-        let (waiters, wakeThread, orphans) = state.withLock { state in
+        let (waiters, wakeThread, orphans, jobEndWaiters) = state.withLock { state in
             state.isRunning = false
             var wakeThread = false
             var orphans: [UnownedJob] = []
@@ -174,8 +204,11 @@ final class TesterExecutor: TaskExecutor, Sendable {
             }
             let waiters = Array(state.idleWaiters.values)
             if !waiters.isEmpty { state.idleWaiters = [:] }
-            return (waiters, wakeThread, orphans)
+            let jobEndWaiters = state.jobEndWaiters
+            if !jobEndWaiters.isEmpty { state.jobEndWaiters = [] }
+            return (waiters, wakeThread, orphans, jobEndWaiters)
         }
+        for waiter in jobEndWaiters { waiter.signal() }
         if wakeThread { wakeUp.signal() }
         for job in orphans { globalConcurrentExecutor.enqueue(ExecutorJob(job)) }
         for waiter in waiters { waiter.resume() }

@@ -28,8 +28,8 @@ final class TesterState: HierarchyHook, Sendable {
     let location: SourceLocation
     /// Whether the tester was created inside a Swift Testing test.
     let usesSwiftTesting: Bool
-    /// Signalled whenever a task of the hierarchy ends, for the blocking wait of a released tester.
-    let workEnded = DispatchSemaphore(value: 0)
+    /// Wakes the assertions waiting on this tester's hierarchy (and only them).
+    let activity = Activity()
     /// The test this tester belongs to, for routing reports that do not name a hierarchy.
     let testKey: String
     /// The name of the running Swift Testing test, if any, for output printed outside a failure.
@@ -63,12 +63,11 @@ final class TesterState: HierarchyHook, Sendable {
     }
 
     func didCommit() {
-        Activity.shared.signal()
+        activity.signal()
     }
 
     func workDidFinish() {
-        workEnded.signal()
-        Activity.shared.signal()
+        activity.signal()
     }
 
     // MARK: Failures
@@ -78,7 +77,7 @@ final class TesterState: HierarchyHook, Sendable {
         let location = location ?? self.location
         if usesSwiftTesting && !FailureRecording.isSwiftTestingRunning {
             log.withLock { $0.deferredFailures.append((message, location)) }
-            Activity.shared.signal()
+            activity.signal()
         } else {
             FailureRecording.record(message, at: location)
         }
@@ -135,8 +134,19 @@ final class AssertScope {
     /// The read count after each expression of an assertion builder.
     var readMarks: [Int] = []
 
+    /// The activities the predicates depended on besides the tester's own (probes they consulted,
+    /// other testers' hierarchies they read), each at the generation it had when first consulted.
+    var watched: [ObjectIdentifier: Activity.Mark] = [:]
+
     /// The index of the predicate being evaluated.
     var currentPredicate: Int { readMarks.count }
+
+    /// Notes that the predicate depends on `activity`. Call before reading what it guards, so that
+    /// a change made after the read is a signal after the noted generation.
+    func watch(_ activity: Activity) {
+        let key = ObjectIdentifier(activity)
+        if watched[key] == nil { watched[key] = activity.mark }
+    }
 
     static let current = ThreadLocal<AssertScope>()
 }
