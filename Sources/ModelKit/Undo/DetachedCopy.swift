@@ -6,10 +6,15 @@
 /// values). So when a commit removes a child from a slot that tracks undo, the child is copied, with
 /// its subtree, just before its teardown; restoring the slot's old value puts a fresh copy of that
 /// snapshot where the removed instance was, and reconciliation anchors and activates it.
+///
+/// Models are replaced where they are held directly, or in optionals, arrays, dictionaries and
+/// other mutable collections (`IdentifiedArrayOf`, API.md section 11), nested in any of these. A
+/// custom ``ModelContainer`` only visits its models and cannot be rebuilt: the models it holds are
+/// left as they are (undo reports those it cannot bring back, see Undo/UnrevivedModels.swift).
 
 extension Model {
     /// A new initial instance with the model's id, its current values and, in place of the models
-    /// held directly or in optionals, arrays and dictionaries, their detached copies. The caller
+    /// held directly or in optionals, arrays, dictionaries and collections, their detached copies. The caller
     /// holds the lock guarding the model's cells (or the copy is private to the caller).
     func detachedCopy() -> Self {
         let schema = Schema<Self>.shared(self)
@@ -22,7 +27,8 @@ extension Model {
     }
 }
 
-/// `value` with the models it holds (directly, or in optionals, arrays and dictionaries) detached.
+/// `value` with the models it holds (directly, or in optionals, arrays, dictionaries and
+/// collections) detached.
 func detached<Value>(_ value: Value) -> Value {
     mappingModels(in: value) { model in detachedModel(model) }
 }
@@ -31,9 +37,9 @@ private func detachedModel<M: Model>(_ model: M) -> any Model {
     model.detachedCopy()
 }
 
-/// `value` with each model it holds (directly, or in optionals, arrays and dictionaries) replaced
-/// by `transform`'s result, which must be of the same model type. Models in custom containers are
-/// left as they are.
+/// `value` with each model it holds (directly, or in optionals, arrays, dictionaries and other
+/// mutable collections) replaced by `transform`'s result, which must be of the same model type
+/// and id. Models in custom containers are left as they are.
 func mappingModels<Value>(in value: Value, _ transform: (any Model) -> any Model) -> Value {
     if let model = value as? any Model {
         return transform(model) as! Value
@@ -41,7 +47,24 @@ func mappingModels<Value>(in value: Value, _ transform: (any Model) -> any Model
     if let container = value as? any ModelMappingContainer {
         return container.mappingModels(transform) as! Value
     }
+    // A collection slot with no conformance (API.md section 11): any mutable collection whose
+    // elements are containers. Elements are replaced in place, so the collection keeps its order
+    // and, the copies having the same ids, its index by id.
+    if let collection = value as? any MutableCollection {
+        return mappingElements(of: collection, transform) as! Value
+    }
     return value
+}
+
+private func mappingElements<C: MutableCollection>(of collection: C, _ transform: (any Model) -> any Model) -> C {
+    guard C.Element.self is any ModelContainer.Type else { return collection }
+    var result = collection
+    var position = result.startIndex
+    while position != result.endIndex {
+        result[position] = mappingModels(in: result[position], transform)
+        result.formIndex(after: &position)
+    }
+    return result
 }
 
 /// Containers whose models `mappingModels(in:_:)` can replace.

@@ -50,6 +50,10 @@ public struct ModelUndoStack: Model {
     /// A child model the entry removed comes back live (anchored and activated) with the state it
     /// had; a model torn down since is skipped. Restoring is not recorded as a new entry.
     ///
+    /// A child held in a custom ``ModelContainer`` cannot come back: undo puts the destructed
+    /// instance back and reports a runtime warning (a test failure under a Tester) naming the
+    /// model type and the property. See Documentation/Undo.md.
+    ///
     /// ```swift
     /// editor.title = "Draft"
     /// editor.node.undoStack.undo()   // editor.title == ""
@@ -61,7 +65,8 @@ public struct ModelUndoStack: Model {
     ) {
         guard let context = node.context(for: "undo()", fileID: fileID, filePath: filePath, line: line, column: column)
         else { return }
-        history.undo(in: context.hierarchy)
+        let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        history.undo(in: context.hierarchy, location: location)
     }
 
     /// Re-applies the newest undone entry, and makes it undoable again.
@@ -77,7 +82,8 @@ public struct ModelUndoStack: Model {
     ) {
         guard let context = node.context(for: "redo()", fileID: fileID, filePath: filePath, line: line, column: column)
         else { return }
-        history.redo(in: context.hierarchy)
+        let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        history.redo(in: context.hierarchy, location: location)
     }
 
     public static func register(_ r: inout ModelRegistrar<Self>) {

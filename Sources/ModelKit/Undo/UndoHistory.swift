@@ -96,21 +96,22 @@ final class UndoHistory: @unchecked Sendable {
     // MARK: Undo and redo
 
     /// Undoes the newest entry that still applies (entries whose models are all gone are dropped).
-    func undo(in hierarchy: Hierarchy) {
-        move(restoringOld: true, in: hierarchy)
+    /// `location` is where `undo()` was called, for reports.
+    func undo(in hierarchy: Hierarchy, location: SourceLocation) {
+        move(restoringOld: true, in: hierarchy, action: UndoAction(name: "undo()", location: location))
     }
 
     /// Redoes the newest undone entry that still applies.
-    func redo(in hierarchy: Hierarchy) {
-        move(restoringOld: false, in: hierarchy)
+    func redo(in hierarchy: Hierarchy, location: SourceLocation) {
+        move(restoringOld: false, in: hierarchy, action: UndoAction(name: "redo()", location: location))
     }
 
-    private func move(restoringOld: Bool, in hierarchy: Hierarchy) {
+    private func move(restoringOld: Bool, in hierarchy: Hierarchy, action: UndoAction) {
         hierarchy.withSection {
             guard self.hierarchy === hierarchy, let undo = hierarchy.undo else { return }
             var dropped: [UndoEntry] = []
             while let entry = restoringOld ? undoEntries.popLast() : redoEntries.popLast() {
-                if apply(entry, restoringOld: restoringOld, undo: undo) {
+                if apply(entry, restoringOld: restoringOld, undo: undo, action: action) {
                     if restoringOld {
                         redoEntries.append(entry)
                     } else if let oldest = undoEntries.append(entry) {
@@ -129,7 +130,7 @@ final class UndoHistory: @unchecked Sendable {
 
     /// Writes the entry's old (or new) values into their models, the last change first when undoing.
     /// Returns false when none of its models is live any more. Caller holds the section.
-    private func apply(_ entry: UndoEntry, restoringOld: Bool, undo: HierarchyUndo) -> Bool {
+    private func apply(_ entry: UndoEntry, restoringOld: Bool, undo: HierarchyUndo, action: UndoAction) -> Bool {
         var applied = false
         let changes = entry.list
         for change in restoringOld ? changes.reversed() : changes {
@@ -137,14 +138,18 @@ final class UndoHistory: @unchecked Sendable {
                 continue
             }
             var value = restoringOld ? change.old : change.new
-            var revived: [(dead: Context, box: NodeBox)] = []
-            if target.schema.isChildSlot(change.index) {
-                value = undo.reviving(value, revived: &revived)
-            }
             undo.isRestoring = true
+            applied = true
+            guard target.schema.isChildSlot(change.index) else {
+                cell.undoable.restore(value)
+                continue
+            }
+            var revived: [(dead: Context, box: NodeBox)] = []
+            value = undo.reviving(value, revived: &revived)
+            let mark = undo.hierarchy.pendingActions.count
             cell.undoable.restore(value)
             undo.noteRevived(revived)
-            applied = true
+            undo.reportUnrevived(in: target, slot: change.index, revived: revived, actionsFrom: mark, action: action)
         }
         return applied
     }

@@ -48,6 +48,9 @@ final class HierarchyUndo {
     struct Revival {
         let context: Context
         var snapshot: (any Model)?
+        /// The models under the removed one when the snapshot was taken, by id: the snapshot holds
+        /// copies of them, which come back with it (see `noteRevived`).
+        var descendants: [ModelID: Context] = [:]
         var successor: Context?
     }
 
@@ -64,11 +67,22 @@ final class HierarchyUndo {
         }
     }
 
-    /// Keeps a detached copy of `context`'s model, about to be torn down.
+    /// Keeps a detached copy of `context`'s model, about to be torn down, and notes the models
+    /// under it.
     func snapshot(_ context: Context) {
         guard let model = context.model else { return }
         let copy = detachedAny(model)
-        revivals[ObjectIdentifier(context), default: Revival(context: context)].snapshot = copy
+        var descendants: [ModelID: Context] = [:]
+        var pending = context.children
+        while let child = pending.popLast() {
+            guard let model = child.model, descendants.updateValue(child, forKey: nodeBox(of: model).id) == nil
+            else { continue }
+            pending.append(contentsOf: child.children)
+        }
+        var revival = revivals[ObjectIdentifier(context)] ?? Revival(context: context)
+        revival.snapshot = copy
+        revival.descendants = descendants
+        revivals[ObjectIdentifier(context)] = revival
     }
 
     /// Turns a commit's changes of undo-tracked properties into one entry per history.
@@ -133,11 +147,26 @@ final class HierarchyUndo {
         }
     }
 
-    /// Notes the contexts that brought removed models back (after the restoring write anchored them).
+    /// Notes the contexts that brought removed models back (after the restoring write anchored
+    /// them), and those that brought back the models under them: the copies of a snapshot keep the
+    /// ids of the models copied, so entries recorded on a removed child's own children apply to
+    /// their copies too.
     func noteRevived(_ revived: [(dead: Context, box: NodeBox)]) {
         for (dead, box) in revived {
             guard let context = box.context else { continue }
             revivals[ObjectIdentifier(dead), default: Revival(context: dead)].successor = context
+            guard let descendants = revivals[ObjectIdentifier(dead)]?.descendants, !descendants.isEmpty else {
+                continue
+            }
+            var pending = context.children
+            var seen = Set<ObjectIdentifier>()
+            while let child = pending.popLast() {
+                guard seen.insert(ObjectIdentifier(child)).inserted, let model = child.model else { continue }
+                if let old = descendants[nodeBox(of: model).id], old.state == .destructed {
+                    revivals[ObjectIdentifier(old), default: Revival(context: old)].successor = child
+                }
+                pending.append(contentsOf: child.children)
+            }
         }
     }
 

@@ -31,6 +31,28 @@ import Testing
         #expect(back.parts[0].name == "wheel")
     }
 
+    @Test func editsOfARemovedChildsOwnChildrenApplyToTheirCopies() {
+        let log = Log()
+        let editor = UndoEditor(log: log).withAnchor()
+        editor.items.append(UndoItem(id: 1, name: "car", parts: [UndoItem(id: 11, name: "wheel", log: log)], log: log))
+        editor.items[0].parts[0].name = "tyre"
+        editor.items = []
+        let stack = editor.node.undoStack
+        stack.undo()
+        let part = editor.items[0].parts[0]
+        #expect(part.name == "tyre" && part.lifetime == .anchored)
+        stack.undo()                                    // the rename before the removal
+        #expect(part.name == "wheel" && editor.items.count == 1)
+        // Removed and brought back twice: the rename still finds the part's latest copy.
+        stack.redo()
+        stack.redo()
+        stack.undo()
+        stack.undo()
+        #expect(editor.items.first?.parts.first?.name == "wheel" && editor.items.count == 1)
+        stack.undo()
+        #expect(editor.items.isEmpty)
+    }
+
     @Test func redoRemovesTheRevivedChildAndUndoBringsItBackAgain() {
         let log = Log()
         let editor = UndoEditor(log: log, items: [UndoItem(id: 1, name: "one", log: log)]).withAnchor()
