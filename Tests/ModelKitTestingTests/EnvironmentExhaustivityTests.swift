@@ -31,7 +31,7 @@ private struct Screen: Model {
 /// The Tester's `.environment` and `.preferences` exhaustivity (API.md sections 10 and 13).
 @Suite struct EnvironmentExhaustivityTests {
     @Test func anEnvironmentValueReadBelowIsAsserted() async {
-        let (screen, tester) = Screen(rows: []).andTester()
+        let (screen, tester) = Screen.with(rows: []).andTester()
         screen.rows = [Screen()]
         await tester.assert(screen.rows.count == 1)
         screen.paint("red")
@@ -40,7 +40,7 @@ private struct Screen: Model {
     }
 
     @Test func aFoldReadAboveAssertsTheContributions() async {
-        let (screen, tester) = Screen(rows: [Screen(), Screen()]).andTester()
+        let (screen, tester) = Screen.with(rows: [Screen(), Screen()]).andTester()
         screen.rows[0].edit()
         screen.rows[1].edit()
         await tester.assert(screen.dirtyCount == 2)
@@ -66,7 +66,7 @@ private struct Screen: Model {
     }
 
     @Test func anUnassertedContributionFails() async {
-        let (screen, tester) = Screen(rows: [Screen()]).andTester()
+        let (screen, tester) = Screen.with(rows: [Screen()]).andTester()
         screen.rows[0].edit()
         await withKnownIssue {
             await tester.finish()
@@ -76,7 +76,7 @@ private struct Screen: Model {
     }
 
     @Test func eachCategoryCanBeRelaxed() async {
-        let (screen, tester) = Screen(rows: [Screen()]).andTester(exhaustivity: [.state, .events, .tasks, .probes])
+        let (screen, tester) = Screen.with(rows: [Screen()]).andTester(exhaustivity: [.state, .events, .tasks, .probes])
         screen.paint("red")
         screen.rows[0].edit()
         await tester.finish()
@@ -88,8 +88,11 @@ private struct Screen: Model {
 }
 
 extension Screen {
-    init(rows: [Screen]) {
-        self.init()
-        self.rows = rows
+    /// A screen with `rows`. (A factory rather than an `init` that assigns after `self.init()`: that
+    /// initializer crashes Swift 6.3.1's optimizer in release builds, in CopyPropagation.)
+    static func with(rows: [Screen]) -> Screen {
+        let screen = Screen()
+        screen.rows = rows
+        return screen
     }
 }
