@@ -8,7 +8,44 @@ let unboundLock = RankedLock(rank: .unbound)
 /// Continuity is rare, so the target lives here rather than in a field of every cell. Its own lock
 /// (taken briefly, under `unboundLock` or none) lets a forwarding cell's deinit remove its entry
 /// whatever locks its releasing thread holds; a target an update drops is released after it.
-let forwardedCells = Protected<[ObjectIdentifier: AnyCell]>([:])
+let forwardedCells = Protected(ForwardTable())
+
+/// Forward targets in numbered slots: a forwarding cell's `forwardSlot` is its slot's number (from
+/// 1), so that adding and removing an entry is an array access, without hashing.
+struct ForwardTable {
+    private var targets: [AnyCell?] = []
+    private var freeSlots: [UInt32] = []
+
+    /// Stores `target` in a free slot and returns the slot's number.
+    mutating func add(_ target: AnyCell) -> UInt32 {
+        if let free = freeSlots.popLast() {
+            targets[Int(free) - 1] = target
+            return free
+        }
+        precondition(targets.count < Int(UInt32.max), "ModelKit: too many forwarding cells")
+        targets.append(target)
+        return UInt32(targets.count)
+    }
+
+    /// The target in slot `slot`.
+    subscript(slot: UInt32) -> AnyCell? { targets[Int(slot) - 1] }
+
+    /// Puts `target` in slot `slot`, returning the previous target (for the caller to release
+    /// after the lock: its deinit may take it).
+    mutating func replace(_ slot: UInt32, with target: AnyCell) -> AnyCell? {
+        let previous = targets[Int(slot) - 1]
+        targets[Int(slot) - 1] = target
+        return previous
+    }
+
+    /// Empties slot `slot`, returning its target (released by the caller after the lock).
+    mutating func remove(_ slot: UInt32) -> AnyCell? {
+        let previous = targets[Int(slot) - 1]
+        targets[Int(slot) - 1] = nil
+        freeSlots.append(slot)
+        return previous
+    }
+}
 
 /// The storage behind one `@Tracked` property of one model instance.
 ///
@@ -32,14 +69,17 @@ class AnyCell: @unchecked Sendable {
 
     // Safety: written once before the first release-store of `bindingBits` (under `unboundLock`),
     // read after an acquiring load of it. Forwarding never changes it. 4 bytes, so that with
-    // `isForwarding` it takes one word and a cell of a word-sized value is 40 bytes (malloc's
+    // `forwardSlot` it takes one word and a cell of a word-sized value is 40 bytes (malloc's
     // 48-byte class).
     @usableFromInline @exclusivity(unchecked) final var storedIndex: Int32 = -1
 
-    /// Whether the cell forwards to a newer instance's cell (see ``forward(to:)``); the target is in
-    /// `forwardedCells`. Safety: written under `unboundLock` (once, by the forward), read under it
-    /// and by the deinit; never read on the access path.
-    @exclusivity(unchecked) final var isForwarding = false
+    /// The slot of `forwardedCells` holding the cell this one forwards to (see ``forward(to:)``),
+    /// or 0. Safety: written under `unboundLock` (once, by the forward), read under it and by the
+    /// deinit; never read on the access path.
+    @exclusivity(unchecked) final var forwardSlot: UInt32 = 0
+
+    /// Whether the cell forwards to a newer instance's cell.
+    final var isForwarding: Bool { forwardSlot != 0 }
 
     @usableFromInline
     init() {}
@@ -47,9 +87,10 @@ class AnyCell: @unchecked Sendable {
     deinit {
         let bits = bindingBits.load(ordering: .acquiring)
         if bits != 0 { Self.unmanagedContext(bits).release() }
-        if isForwarding {
+        let slot = forwardSlot
+        if slot != 0 {
             // The target is released here, after the table's lock.
-            let target = forwardedCells.withLock { $0.removeValue(forKey: ObjectIdentifier(self)) }
+            let target = forwardedCells.withLock { $0.remove(slot) }
             withExtendedLifetime(target) {}
         }
     }
@@ -81,15 +122,16 @@ class AnyCell: @unchecked Sendable {
     /// so that a copy of an early instance does not pay for every later one. The caller holds
     /// `unboundLock`.
     final var forwardTarget: AnyCell? {
-        guard isForwarding else { return nil }
+        let slot = forwardSlot
+        guard slot != 0 else { return nil }
         let (target, skipped) = forwardedCells.withLock { table -> (AnyCell?, AnyCell?) in
-            guard var target = table[ObjectIdentifier(self)] else { return (nil, nil) }
+            guard var target = table[slot] else { return (nil, nil) }
             var hops = 0
-            while target.isForwarding, let next = table[ObjectIdentifier(target)] {
+            while target.forwardSlot != 0, let next = table[target.forwardSlot] {
                 target = next
                 hops += 1
             }
-            return (target, hops > 0 ? table.updateValue(target, forKey: ObjectIdentifier(self)) : nil)
+            return (target, hops > 0 ? table.replace(slot, with: target) : nil)
         }
         // A skipped cell is released after the table's lock (its deinit takes that lock).
         withExtendedLifetime(skipped) {}
@@ -112,8 +154,13 @@ class AnyCell: @unchecked Sendable {
     /// `unboundLock`. The cell keeps its value: a read that loaded the binding before this call and
     /// takes the lock after it returns that value, the live value at the time the read began.
     final func forward(to target: AnyCell) {
-        let previous = forwardedCells.withLock { $0.updateValue(target, forKey: ObjectIdentifier(self)) }
-        isForwarding = true
+        var previous: AnyCell?
+        if forwardSlot != 0 {
+            let slot = forwardSlot
+            previous = forwardedCells.withLock { $0.replace(slot, with: target) }
+        } else {
+            forwardSlot = forwardedCells.withLock { $0.add(target) }
+        }
         let bits = bindingBits.load(ordering: .relaxed)
         bindingBits.store(0, ordering: .releasing)
         // The context is the live one (the caller's), which its hierarchy keeps alive: this release
