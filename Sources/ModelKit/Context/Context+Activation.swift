@@ -33,7 +33,10 @@ extension Context {
         }
         slots = [:]
         places.removeAll()
+        // Undo tracking outlives the destruct, as the rest of the model's undo state does.
+        let undoTracking = self.undoTracking
         extras = nil
+        if let undoTracking { self.undoTracking = undoTracking }
         observedMask = 0
         if schema.retiresValues {
             for cell in currentCells() {

@@ -89,27 +89,27 @@ extension Context {
                     continue
                 }
                 child.places.append(Place(parent: self, slot: index))
-                child.keptStamp = stamp
+                child.keep(in: stamp)
                 pending.append((position, .ready(child)))
                 if let key = child.idKey { existing.byID[key] = child }
             case .initial(let initial):
                 if let context = initial.box.context {
                     // Anchored earlier in this same write (it appears twice, or also inside a new
                     // sibling): it is now a live model like any other.
-                    if context.keptStamp == stamp || context.places.contains(where: { $0.parent === self && $0.slot == index }) {
+                    if context.isKept(in: stamp) || context.places.contains(where: { $0.parent === self && $0.slot == index }) {
                         sink.reportTwice(typeName: context.typeName)
                         continue
                     }
                     guard context.hierarchy === hierarchy, context.state.isLive else { continue }
                     context.places.append(Place(parent: self, slot: index))
-                    context.keptStamp = stamp
+                    context.keep(in: stamp)
                     pending.append((position, .ready(context)))
                     continue
                 }
                 if let id = initial.id {
-                    if let live = existing.byID[id], live.markStamp == stamp, live.keptStamp != stamp,
+                    if let live = existing.byID[id], live.isMarked(in: stamp),
                        live.schema === initial.schema {
-                        live.keptStamp = stamp
+                        live.keep(in: stamp)
                         pending.append((position, .continue(initial, live)))
                         continue
                     }
@@ -130,7 +130,7 @@ extension Context {
         }
         sink.clearIssues()
 
-        for child in unmatched where child.keptStamp != stamp {
+        for child in unmatched where !child.isKept(in: stamp) {
             if let key = child.idKey, existing.byID[key] === child {
                 existing.byID[key] = nil
             }

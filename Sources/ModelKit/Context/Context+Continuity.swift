@@ -33,7 +33,7 @@ extension Context {
         }
         guard adopted else { return }
         model = newModel
-        if replacedInstances < .max { replacedInstances += 1 }
+        flags.insert(.continued)
         guard hasChildSlots else { return }
         for index in newCells.indices where newCells[index] !== oldCells[index] {
             applyContinued(index, old: oldCells[index], new: newCells[index], schema: typedSchema)

@@ -55,17 +55,16 @@ final class Context: @unchecked Sendable {
     /// A model never read has nobody observing it, so its writes skip Observation entirely.
     private let registrarBits = Atomic<UInt>(0)
 
-    // Safety: every field below is guarded by the hierarchy lock. (Small fields first, packed.)
+    // Safety: every field below is guarded by the hierarchy lock. The small fields follow
+    // `places`, whose last field is 2 bytes wide, so that all of them fill its tail.
+    @exclusivity(unchecked) var places = PlaceList()
     @exclusivity(unchecked) var state: ContextState
-    let isRoot: Bool
-    /// How many times a newer instance with the model's id continued it (see `adopt`), saturating.
-    @usableFromInline @exclusivity(unchecked) var replacedInstances: UInt16 = 0
+    @usableFromInline @exclusivity(unchecked) var flags: ContextFlags
     /// Bit `i` set: property `i` has observers in `extras` (bit 31 stands for 31 and above).
     @exclusivity(unchecked) var observedMask: UInt32 = 0
-    /// Marks used by one reconciliation pass.
-    @exclusivity(unchecked) var markStamp: UInt64 = 0
-    @exclusivity(unchecked) var keptStamp: UInt64 = 0
-    @exclusivity(unchecked) var places = PlaceList()
+    /// Where this context stands in the hierarchy's current reconciliation pass (see
+    /// `isMarked(in:)` and `isKept(in:)`).
+    @exclusivity(unchecked) private var reconcileMark: UInt64 = 0
     @exclusivity(unchecked) var slots: [Int: SlotChildren] = [:]
     /// The model's id, for matching new instances; nil for `ModelID`s (unique per instance).
     var idKey: AnyHashable? {
@@ -74,8 +73,6 @@ final class Context: @unchecked Sendable {
     }
     @exclusivity(unchecked) private var identity: IdentityKey?
     @exclusivity(unchecked) var extras: ContextExtras?
-    /// Which properties record undo entries, and on which stack (Undo/UndoRecording.swift).
-    @exclusivity(unchecked) var undoTracking: UndoTracking?
     /// The current model instance; nil once destructed, and for frozen copies and stand-ins.
     @exclusivity(unchecked) var model: (any Model)?
 
@@ -88,7 +85,7 @@ final class Context: @unchecked Sendable {
         self.schema = schema
         self.dependencyStorage = dependencies.storage
         self.state = state
-        self.isRoot = isRoot
+        self.flags = isRoot ? .isRoot : []
         self.model = model
     }
 
@@ -123,6 +120,45 @@ final class Context: @unchecked Sendable {
     }
 
 
+
+    /// Whether the model is a root of its hierarchy (anchored by `withAnchor`, or a dependency).
+    var isRoot: Bool { flags.contains(.isRoot) }
+
+    /// Whether a newer instance with the model's id continued it (see `adopt`).
+    @inlinable
+    final var wasContinued: Bool { flags.contains(.continued) }
+
+    /// Which properties record undo entries, and on which stack (Undo/UndoRecording.swift). Kept
+    /// in the extras, since few models record undo; `flags` tells the write path whether there is
+    /// one. Caller holds the lock.
+    final var undoTracking: UndoTracking? {
+        @inline(__always) get { extras?.undoTracking }
+        set {
+            if newValue == nil, extras == nil { return }
+            ensuredExtras.undoTracking = newValue
+            if newValue == nil { flags.remove(.tracksUndo) } else { flags.insert(.tracksUndo) }
+        }
+    }
+
+    // MARK: Reconciliation marks
+    //
+    // A reconciliation pass of stamp `s` (unique within the hierarchy) marks the slot's previous
+    // children `2s` once its visit leaves the run of children still in place, and every child it
+    // keeps `2s + 1`. So "marked and not yet kept" is one comparison, and one word holds both.
+
+    /// Whether pass `stamp` marked this context as a previous child not kept yet.
+    @inline(__always)
+    final func isMarked(in stamp: UInt64) -> Bool { reconcileMark == stamp << 1 }
+
+    /// Whether pass `stamp` kept this context.
+    @inline(__always)
+    final func isKept(in stamp: UInt64) -> Bool { reconcileMark == stamp << 1 | 1 }
+
+    @inline(__always)
+    final func mark(in stamp: UInt64) { reconcileMark = stamp << 1 }
+
+    @inline(__always)
+    final func keep(in stamp: UInt64) { reconcileMark = stamp << 1 | 1 }
 
     var typeName: String { schema.typeName }
 
@@ -188,7 +224,7 @@ final class Context: @unchecked Sendable {
     /// Whether a change must be recorded for observers or hooks. Caller holds the lock.
     @usableFromInline
     final var needsChangeRecord: Bool {
-        observedMask != 0 || undoTracking != nil || hierarchy.recordsEveryChange
+        observedMask != 0 || flags.contains(.tracksUndo) || hierarchy.recordsEveryChange
     }
 
     /// Whether a compound update of property `index` can end on the fast path. Caller holds the lock.
@@ -305,6 +341,22 @@ final class Context: @unchecked Sendable {
         guard let model, index >= 0, index < schema.count else { return nil }
         return schema.cell(index, of: model)
     }
+}
+
+/// Small facts about a context, in one byte.
+@usableFromInline
+struct ContextFlags: OptionSet, Sendable {
+    @usableFromInline let rawValue: UInt8
+
+    @inlinable
+    init(rawValue: UInt8) { self.rawValue = rawValue }
+
+    /// A root of its hierarchy: it has no place and is not destructed for lack of one.
+    static let isRoot = ContextFlags(rawValue: 1 << 0)
+    /// A newer instance with the model's id continued it.
+    @usableFromInline static let continued = ContextFlags(rawValue: 1 << 1)
+    /// `extras.undoTracking` is set.
+    static let tracksUndo = ContextFlags(rawValue: 1 << 2)
 }
 
 /// Holds a context's Observation registrar (created on the first tracked read).

@@ -17,6 +17,8 @@ final class ContextExtras {
     @exclusivity(unchecked) var values: ContextValues?
     /// Listeners of events sent to this context.
     @exclusivity(unchecked) var eventListeners: [EventListener] = []
+    /// See `Context.undoTracking`.
+    @exclusivity(unchecked) var undoTracking: UndoTracking?
 
     /// One running task or registered `onCancel` handler.
     struct WorkEntry {

@@ -10,6 +10,15 @@ package final class Hierarchy: @unchecked Sendable {
     // Safety: every field below is guarded by `lock`.
     /// Section nesting on the holding thread.
     @exclusivity(unchecked) var depth = 0
+    // The flags together, so that they share one word.
+    /// A thread is performing ready delivery batches.
+    @exclusivity(unchecked) var isDraining = false
+    @exclusivity(unchecked) var hasHooks = false
+    /// Every change must be recorded: a hook or a `modifications` stream listens.
+    @exclusivity(unchecked) var recordsEveryChange = false
+    /// Hooks recorded something this section; they are told once it is committed.
+    @exclusivity(unchecked) var hooksToNotify = false
+    @exclusivity(unchecked) var isTornDown = false
     @exclusivity(unchecked) var pendingChanges: [PendingChange] = []
     /// An empty buffer, swapped with `pendingChanges` to commit them.
     @exclusivity(unchecked) private var spareChanges: [PendingChange] = []
@@ -30,15 +39,9 @@ package final class Hierarchy: @unchecked Sendable {
     /// observers heard of it. One draining thread at a time performs ready batches, in order.
     @exclusivity(unchecked) var deliveryQueue: [DeliveryBatch] = []
     @exclusivity(unchecked) var nextTicket: UInt64 = 0
-    @exclusivity(unchecked) var isDraining = false
     @exclusivity(unchecked) var hooks: [any HierarchyHook] = []
     /// The `modifications(of:)` streams of the hierarchy's models.
     @exclusivity(unchecked) var modificationListeners: [ModificationListener] = []
-    @exclusivity(unchecked) var hasHooks = false
-    /// Every change must be recorded: a hook or a `modifications` stream listens.
-    @exclusivity(unchecked) var recordsEveryChange = false
-    /// Hooks recorded something this section; they are told once it is committed.
-    @exclusivity(unchecked) var hooksToNotify = false
     @exclusivity(unchecked) var resolvedDefaults = DependencyList()
     /// Resolved defaults that are not models, published for reads without the lock
     /// (`Unmanaged<DefaultsSnapshot>` bits, 0 before the first).
@@ -53,7 +56,6 @@ package final class Hierarchy: @unchecked Sendable {
     @exclusivity(unchecked) var root: Context?
     /// Undo's state, once a model of the hierarchy tracks undo (Undo/UndoRecording.swift).
     @exclusivity(unchecked) var undo: HierarchyUndo?
-    @exclusivity(unchecked) var isTornDown = false
 
     init(testing: TestingSupport? = nil, lockRank: RankedLock.Rank = .hierarchy) {
         self.testing = testing

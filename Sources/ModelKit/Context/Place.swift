@@ -7,11 +7,13 @@
 struct Place {
     // Safety: valid while the place is in its child's `places` (see above); read under the lock.
     unowned(unsafe) let parent: Context
-    private let slotIndex: Int32
+    /// Two bytes, so that the context's small fields fit in the tail of its `PlaceList`.
+    private let slotIndex: UInt16
 
     init(parent: Context, slot: Int) {
+        precondition(slot >= 0 && slot <= Int(UInt16.max), "ModelKit supports up to 65,536 tracked properties per model")
         self.parent = parent
-        self.slotIndex = Int32(truncatingIfNeeded: slot)
+        self.slotIndex = UInt16(truncatingIfNeeded: slot)
     }
 
     var slot: Int { Int(slotIndex) }
@@ -19,8 +21,9 @@ struct Place {
 
 /// The places of a context: almost always one, stored inline; a shared model has more.
 struct PlaceList: RandomAccessCollection {
-    private var first: Place?
+    // `first` last: its 6 bytes of tail padding hold the context's small fields.
     private var others: [Place] = []
+    private var first: Place?
 
     init() {}
 

@@ -103,7 +103,7 @@ final class ReconcileSink: VisitSink {
     }
 
     override func metExpected(_ count: Int) {
-        for child in previous[prefixCount..<(prefixCount + count)] { child.keptStamp = stamp }
+        for child in previous[prefixCount..<(prefixCount + count)] { child.keep(in: stamp) }
         prefixCount += count
     }
 
@@ -112,17 +112,17 @@ final class ReconcileSink: VisitSink {
         if !diverged {
             if prefixCount < previous.count,
                unretainedBox._withUnsafeGuaranteedRef({ $0.isBound(to: previous[prefixCount]) }) {
-                previous[prefixCount].keptStamp = stamp
+                previous[prefixCount].keep(in: stamp)
                 prefixCount += 1
                 return true
             }
             diverge()
         }
         let box = unretainedBox.takeUnretainedValue()
-        guard let context = box.context, context.markStamp == stamp, context.keptStamp != stamp,
+        guard let context = box.context, context.isMarked(in: stamp),
               context.hierarchy === parent.hierarchy
         else { return false }
-        context.keptStamp = stamp
+        context.keep(in: stamp)
         kept.append(context)
         return true
     }
@@ -131,7 +131,7 @@ final class ReconcileSink: VisitSink {
     /// recognise them wherever they are met.
     private func diverge() {
         diverged = true
-        for child in previous[prefixCount...] { child.markStamp = stamp }
+        for child in previous[prefixCount...] { child.mark(in: stamp) }
     }
 
     override func visit<M: Model>(_ model: M, visitor: inout ContainerVisitor) {
@@ -148,8 +148,8 @@ final class ReconcileSink: VisitSink {
         // The common case: a child still in this slot. This pass marked exactly the slot's live
         // children with `stamp` (stamps are never reused within a hierarchy), so the mark and the
         // hierarchy are all it takes.
-        if context.markStamp == stamp && context.keptStamp != stamp && context.hierarchy === parent.hierarchy {
-            context.keptStamp = stamp
+        if context.isMarked(in: stamp) && context.hierarchy === parent.hierarchy {
+            context.keep(in: stamp)
             kept.append(context)
             return
         }
@@ -175,7 +175,7 @@ final class ReconcileSink: VisitSink {
                 ]
             ))
         }
-        if context.keptStamp == stamp {
+        if context.isKept(in: stamp) {
             return reject(ModelIssue(
                 "\(property) holds the same \(typeName) twice; it was anchored once.",
                 fixes: ["Store each model once per collection."]

@@ -4,6 +4,49 @@ import Synchronization
 /// hierarchy lock, never before one.
 let unboundLock = RankedLock(rank: .unbound)
 
+/// The cell each forwarding cell forwards to (see `AnyCell.forward(to:)`), which it keeps alive.
+/// Continuity is rare, so the target lives here rather than in a field of every cell. Its own lock
+/// (taken briefly, under `unboundLock` or none) lets a forwarding cell's deinit remove its entry
+/// whatever locks its releasing thread holds; a target an update drops is released after it.
+let forwardedCells = Protected(ForwardTable())
+
+/// Forward targets in numbered slots: a forwarding cell's `forwardSlot` is its slot's number (from
+/// 1), so that adding and removing an entry is an array access, without hashing.
+struct ForwardTable {
+    private var targets: [AnyCell?] = []
+    private var freeSlots: [UInt32] = []
+
+    /// Stores `target` in a free slot and returns the slot's number.
+    mutating func add(_ target: AnyCell) -> UInt32 {
+        if let free = freeSlots.popLast() {
+            targets[Int(free) - 1] = target
+            return free
+        }
+        precondition(targets.count < Int(UInt32.max), "ModelKit: too many forwarding cells")
+        targets.append(target)
+        return UInt32(targets.count)
+    }
+
+    /// The target in slot `slot`.
+    subscript(slot: UInt32) -> AnyCell? { targets[Int(slot) - 1] }
+
+    /// Puts `target` in slot `slot`, returning the previous target (for the caller to release
+    /// after the lock: its deinit may take it).
+    mutating func replace(_ slot: UInt32, with target: AnyCell) -> AnyCell? {
+        let previous = targets[Int(slot) - 1]
+        targets[Int(slot) - 1] = target
+        return previous
+    }
+
+    /// Empties slot `slot`, returning its target (released by the caller after the lock).
+    mutating func remove(_ slot: UInt32) -> AnyCell? {
+        let previous = targets[Int(slot) - 1]
+        targets[Int(slot) - 1] = nil
+        freeSlots.append(slot)
+        return previous
+    }
+}
+
 /// The storage behind one `@Tracked` property of one model instance.
 ///
 /// Before anchoring a cell is *unbound* and guarded by ``unboundLock``. Anchoring *binds* it to its
@@ -15,40 +58,63 @@ let unboundLock = RankedLock(rank: .unbound)
 @usableFromInline
 class AnyCell: @unchecked Sendable {
     /// The bound context (`Unmanaged` bits), 0 while unbound or forwarding. Stored with release
-    /// ordering after ``index`` and ``retained``; loaded with acquire ordering before either is used.
+    /// ordering after ``index``; loaded with acquire ordering before it is used.
+    ///
+    /// Safety: nonzero bits are a +1 (retained) reference to the context, taken by ``bind(to:index:)``
+    /// and given back by ``forward(to:)`` or the cell's deinit, so that a bound cell keeps its context
+    /// alive as long as it is reachable (also through a copy of a `Tracked` kept without its model).
+    /// A forwarded cell's context stays alive through the earlier instance's box, which stays bound
+    /// to it, so a read that loaded the bits before the forward still finds it.
     @usableFromInline final let bindingBits = Atomic<UInt>(0)
 
     // Safety: written once before the first release-store of `bindingBits` (under `unboundLock`),
-    // read after an acquiring load of it. Forwarding never changes it.
-    @usableFromInline @exclusivity(unchecked) final var index: Int = -1
+    // read after an acquiring load of it. Forwarding never changes it. 4 bytes, so that with
+    // `forwardSlot` it takes one word and a cell of a word-sized value is 40 bytes (malloc's
+    // 48-byte class).
+    @usableFromInline @exclusivity(unchecked) final var storedIndex: Int32 = -1
 
-    /// What the cell keeps alive: the context named by `bindingBits`, or the cell it forwards to.
-    enum Retained {
-        case none
-        case context(Context)
-        case forward(AnyCell)
-    }
+    /// The slot of `forwardedCells` holding the cell this one forwards to (see ``forward(to:)``),
+    /// or 0. Safety: written under `unboundLock` (once, by the forward), read under it and by the
+    /// deinit; never read on the access path.
+    @exclusivity(unchecked) final var forwardSlot: UInt32 = 0
 
-    // Safety: written under `unboundLock` (binding and forwarding, the latter also under the
-    // hierarchy lock); read under `unboundLock`, and never on the access path.
-    @exclusivity(unchecked) final var retained = Retained.none
+    /// Whether the cell forwards to a newer instance's cell.
+    final var isForwarding: Bool { forwardSlot != 0 }
 
     @usableFromInline
     init() {}
+
+    deinit {
+        let bits = bindingBits.load(ordering: .acquiring)
+        if bits != 0 { Self.unmanagedContext(bits).release() }
+        let slot = forwardSlot
+        if slot != 0 {
+            // The target is released here, after the table's lock.
+            let target = forwardedCells.withLock { $0.remove(slot) }
+            withExtendedLifetime(target) {}
+        }
+    }
+
+    /// The property's index in its model's schema.
+    @inlinable
+    final var index: Int { Int(storedIndex) }
+
+    @inline(__always)
+    static func unmanagedContext(_ bits: UInt) -> Unmanaged<Context> {
+        Unmanaged<Context>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
+    }
 
     /// The context this cell is bound to, if any.
     final var boundContext: Context? {
         let bits = bindingBits.load(ordering: .acquiring)
         guard bits != 0 else { return nil }
-        return Unmanaged<Context>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
-            .takeUnretainedValue()
+        return Self.unmanagedContext(bits).takeUnretainedValue()
     }
 
     /// Whether the cell belongs to a context, directly or by forwarding. The caller holds
     /// `unboundLock`.
     final var isClaimed: Bool {
-        if case .none = retained { return false }
-        return true
+        bindingBits.load(ordering: .relaxed) != 0 || isForwarding
     }
 
     /// The live cell this one forwards to, at the end of its chain of forwards (an instance
@@ -56,21 +122,31 @@ class AnyCell: @unchecked Sendable {
     /// so that a copy of an early instance does not pay for every later one. The caller holds
     /// `unboundLock`.
     final var forwardTarget: AnyCell? {
-        guard case .forward(var target) = retained else { return nil }
-        var hops = 0
-        while case .forward(let next) = target.retained {
-            target = next
-            hops += 1
+        let slot = forwardSlot
+        guard slot != 0 else { return nil }
+        let (target, skipped) = forwardedCells.withLock { table -> (AnyCell?, AnyCell?) in
+            guard var target = table[slot] else { return (nil, nil) }
+            var hops = 0
+            while target.forwardSlot != 0, let next = table[target.forwardSlot] {
+                target = next
+                hops += 1
+            }
+            return (target, hops > 0 ? table.replace(slot, with: target) : nil)
         }
-        if hops > 0 { retained = .forward(target) }
+        // A skipped cell is released after the table's lock (its deinit takes that lock).
+        withExtendedLifetime(skipped) {}
         return target
     }
 
     /// Binds the cell for its first time. The caller holds `unboundLock`.
     final func bind(to context: Context, index: Int) {
-        if self.index != index { self.index = index }
-        retained = .context(context)
-        bindingBits.store(UInt(bitPattern: Unmanaged.passUnretained(context).toOpaque()), ordering: .releasing)
+        let stored = Int32(truncatingIfNeeded: index)
+        if storedIndex != stored { storedIndex = stored }
+        let bits = bindingBits.load(ordering: .relaxed)
+        // A cell registered twice (which the debug registration check reports) is bound once.
+        if bits == UInt(bitPattern: Unmanaged.passUnretained(context).toOpaque()) { return }
+        precondition(bits == 0 && !isForwarding, "ModelKit internal error: a bound cell was bound again")
+        bindingBits.store(UInt(bitPattern: Unmanaged.passRetained(context).toOpaque()), ordering: .releasing)
     }
 
     /// Makes every later access to this cell an access to `target`, the same property of a newer
@@ -78,8 +154,19 @@ class AnyCell: @unchecked Sendable {
     /// `unboundLock`. The cell keeps its value: a read that loaded the binding before this call and
     /// takes the lock after it returns that value, the live value at the time the read began.
     final func forward(to target: AnyCell) {
-        retained = .forward(target)
+        var previous: AnyCell?
+        if forwardSlot != 0 {
+            let slot = forwardSlot
+            previous = forwardedCells.withLock { $0.replace(slot, with: target) }
+        } else {
+            forwardSlot = forwardedCells.withLock { $0.add(target) }
+        }
+        let bits = bindingBits.load(ordering: .relaxed)
         bindingBits.store(0, ordering: .releasing)
+        // The context is the live one (the caller's), which its hierarchy keeps alive: this release
+        // never frees it under the locks.
+        if bits != 0 { Self.unmanagedContext(bits).release() }
+        withExtendedLifetime(previous) {}
     }
 
     // MARK: Type-erased operations (the caller holds the guarding lock)
@@ -113,13 +200,17 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
     // Safety: guarded by the lock of the bound context's hierarchy, or `unboundLock` while unbound.
     @usableFromInline @exclusivity(unchecked) final var value: Value
 
-    /// The initial value, put back by ``retire()`` for values that are not plain data.
-    final let genesis: Value
-
+    /// A cell of a trivial value (`_isPOD`), which keeps its last value when retired; other values
+    /// get a ``RetiringCell``, which keeps the initial value to put back.
     @usableFromInline
     init(_ value: Value) {
         self.value = value
-        self.genesis = value
+    }
+
+    /// A new cell for `value`: one that keeps its initial value unless the value is trivial.
+    @inlinable
+    static func make(_ value: Value) -> Cell<Value> {
+        _isPOD(Value.self) ? Cell(value) : RetiringCell(value)
     }
 
     /// Whether two values are equal; a plain cell never knows.
@@ -354,9 +445,8 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
 
     override final var anyValue: Any { value }
 
-    override final func retire() {
-        if !isPlainData(Value.self) { value = genesis }
-    }
+    /// A trivial value captures nothing: it keeps its last value.
+    override func retire() {}
 
     override final func differs(from other: AnyCell) -> Bool {
         guard let other = other as? Cell<Value> else { return true }
@@ -380,11 +470,36 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
     }
 }
 
+/// A cell of a value that is not trivial, which keeps the value it was created with.
 @usableFromInline
-final class EquatableCell<Value: Sendable & Equatable>: Cell<Value>, @unchecked Sendable {
+final class RetiringCell<Value: Sendable>: Cell<Value>, @unchecked Sendable {
+    /// The initial value, put back by ``retire()`` for values that are not plain data.
+    final let genesis: Value
+
+    @usableFromInline
+    override init(_ value: Value) {
+        genesis = value
+        super.init(value)
+    }
+
+    override func retire() {
+        if !isPlainData(Value.self) { value = genesis }
+    }
+
+    override func makeCell(_ value: Value) -> Cell<Value> { RetiringCell(value) }
+}
+
+@usableFromInline
+class EquatableCell<Value: Sendable & Equatable>: Cell<Value>, @unchecked Sendable {
     @usableFromInline
     override init(_ value: Value) {
         super.init(value)
+    }
+
+    /// A new cell for `value`: one that keeps its initial value unless the value is trivial.
+    @inlinable
+    static func makeEquatable(_ value: Value) -> Cell<Value> {
+        _isPOD(Value.self) ? EquatableCell(value) : RetiringEquatableCell(value)
     }
 
     @usableFromInline
@@ -394,4 +509,22 @@ final class EquatableCell<Value: Sendable & Equatable>: Cell<Value>, @unchecked 
     override var comparesValues: Bool { true }
 
     override func makeCell(_ value: Value) -> Cell<Value> { EquatableCell(value) }
+}
+
+/// An `Equatable` ``RetiringCell``.
+@usableFromInline
+final class RetiringEquatableCell<Value: Sendable & Equatable>: EquatableCell<Value>, @unchecked Sendable {
+    final let genesis: Value
+
+    @usableFromInline
+    override init(_ value: Value) {
+        genesis = value
+        super.init(value)
+    }
+
+    override func retire() {
+        if !isPlainData(Value.self) { value = genesis }
+    }
+
+    override func makeCell(_ value: Value) -> Cell<Value> { RetiringEquatableCell(value) }
 }

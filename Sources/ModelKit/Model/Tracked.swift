@@ -33,13 +33,13 @@ public struct Tracked<Value: Sendable>: Sendable {
     /// Tracks a value.
     @inlinable
     public init(wrappedValue: Value) {
-        cell = Cell(wrappedValue)
+        cell = Cell.make(wrappedValue)
     }
 
     /// Tracks an `Equatable` value: writing an equal value is a no-op.
     @inlinable
     public init(wrappedValue: Value) where Value: Equatable {
-        cell = EquatableCell(wrappedValue)
+        cell = EquatableCell.makeEquatable(wrappedValue)
     }
 
     init(cell: Cell<Value>) {

@@ -118,7 +118,7 @@ extension Context {
     /// Caller holds the lock.
     @inlinable
     final func read<M: Model, Value>(_ keyPath: KeyPath<M, Value>, of fallback: M) -> Value {
-        replacedInstances == 0 ? fallback[keyPath: keyPath] : currentModel(fallback)[keyPath: keyPath]
+        !wasContinued ? fallback[keyPath: keyPath] : currentModel(fallback)[keyPath: keyPath]
     }
 
     /// The model's current instance, or `fallback`. Caller holds the lock.
