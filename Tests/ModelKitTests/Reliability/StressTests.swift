@@ -361,10 +361,11 @@ private struct Rendezvous: Sequence {
             guard !produced else { return nil }
             produced = true
             arrived.increment()
-            var spins = 0
-            while arrived.value < awaiting && spins < 10_000 {
+            // Bounded by time, not by a count of yields: under load a yield can take a time slice.
+            let clock = ContinuousClock()
+            let deadline = clock.now + .milliseconds(50)
+            while arrived.value < awaiting && clock.now < deadline {
                 Thread.yield()
-                spins += 1
             }
             return value
         }
