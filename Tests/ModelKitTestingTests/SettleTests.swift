@@ -25,7 +25,7 @@ import Testing
     @Test func settleLeavesATaskWaitingForTheClockWaiting() async {
         let clock = TestClock()
         let (sleeper, tester) = Sleeper().andTester { $0.continuousClock = clock }
-        sleeper.sleep("nap", for: .seconds(1), stepsBefore: 5)
+        sleeper.napOnClock("nap", for: .seconds(1), stepsBefore: 5)
         await tester.settle()
         #expect(sleeper.log.isEmpty)
         await clock.advance(by: .seconds(1))

@@ -6,8 +6,8 @@ import Testing
     @Test func advanceWakesSleepersInDeadlineOrder() async {
         let clock = TestClock()
         let (sleeper, tester) = Sleeper().andTester { $0.continuousClock = clock }
-        sleeper.sleep("second", for: .seconds(2))
-        sleeper.sleep("first", for: .seconds(1))
+        sleeper.napOnClock("second", for: .seconds(2))
+        sleeper.napOnClock("first", for: .seconds(1))
         await clock.advance(by: .seconds(3))
         #expect(sleeper.log == ["first woke", "first done", "second woke", "second done"])
         #expect(clock.now.offset == .seconds(3))
@@ -18,7 +18,7 @@ import Testing
     @Test func advanceSettlesFirstSoASleepAboutToStartIsNotMissed() async {
         let clock = TestClock()
         let (sleeper, tester) = Sleeper().andTester { $0.continuousClock = clock }
-        sleeper.sleep("late", for: .seconds(1), stepsBefore: 50)
+        sleeper.napOnClock("late", for: .seconds(1), stepsBefore: 50)
         await clock.advance(by: .seconds(1))
         // Read without waiting: the advance returned after the woken task suspended or ended.
         #expect(sleeper.log == ["late woke", "late done"])
@@ -29,9 +29,9 @@ import Testing
     @Test func eachWokenTaskRunsUntilItSuspendsBeforeTheNextWakes() async {
         let clock = TestClock()
         let (sleeper, tester) = Sleeper().andTester { $0.continuousClock = clock }
-        sleeper.sleep("a", for: .seconds(1), stepsAfter: 20)
-        sleeper.sleep("b", for: .seconds(1), stepsAfter: 20)
-        sleeper.sleep("c", for: .seconds(2))
+        sleeper.napOnClock("a", for: .seconds(1), stepsAfter: 20)
+        sleeper.napOnClock("b", for: .seconds(1), stepsAfter: 20)
+        sleeper.napOnClock("c", for: .seconds(2))
         await clock.advance(by: .seconds(2))
         #expect(sleeper.log == ["a woke", "a done", "b woke", "b done", "c woke", "c done"])
         await tester.assert(sleeper.log.count == 6)
@@ -41,7 +41,7 @@ import Testing
     @Test func sleepersBeyondTheTargetKeepSleeping() async {
         let clock = TestClock()
         let (sleeper, tester) = Sleeper().andTester { $0.continuousClock = clock }
-        sleeper.sleep("later", for: .seconds(5))
+        sleeper.napOnClock("later", for: .seconds(5))
         await clock.advance(by: .seconds(4))
         #expect(sleeper.log.isEmpty)
         await clock.advance(to: TestClock.Instant(offset: .seconds(5)))
@@ -77,7 +77,7 @@ import Testing
     @Test func runAdvancesUntilNoSleepers() async {
         let clock = TestClock()
         let (sleeper, tester) = Sleeper().andTester { $0.continuousClock = clock }
-        sleeper.sleep("far", for: .seconds(10), stepsBefore: 10)
+        sleeper.napOnClock("far", for: .seconds(10), stepsBefore: 10)
         await clock.run()
         #expect(clock.now.offset == .seconds(10))
         await tester.assert(sleeper.log == ["far woke", "far done"])

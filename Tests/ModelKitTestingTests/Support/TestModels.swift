@@ -138,7 +138,7 @@ struct Sleeper: Model {
     var node = ModelNode<Self>()
     @Tracked var log: [String] = []
 
-    func sleep(_ name: String, for duration: Duration, stepsBefore: Int = 0, stepsAfter: Int = 0) {
+    func napOnClock(_ name: String, for duration: Duration, stepsBefore: Int = 0, stepsAfter: Int = 0) {
         node.task {
             for _ in 0..<stepsBefore { await Task.yield() }
             try await node.continuousClock.sleep(for: duration)
