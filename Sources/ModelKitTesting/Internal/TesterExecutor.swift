@@ -96,16 +96,23 @@ final class TesterExecutor: TaskExecutor, Sendable {
         state.withLock { $0.isIdle }
     }
 
+    /// Runs the queued jobs on the calling thread until none is left (true) or `deadline` passed
+    /// (false; checked every 64 jobs).
+    private func runQueuedJobs(until deadline: ContinuousClock.Instant) -> Bool {
+        var ran = 0
+        while let job = state.withLock({ $0.takeJob() }) {
+            run(job)
+            ran += 1
+            if ran % 64 == 0 && ContinuousClock.now >= deadline { return false }
+        }
+        return true
+    }
+
     /// Returns once no job is queued or running, or at `deadline`. Runs queued jobs on the calling
     /// thread while no other runner holds the executor; otherwise waits for the runner to finish.
     func settle(until deadline: ContinuousClock.Instant, isolation: isolated (any Actor)? = #isolation) async {
         while true {
-            var ran = 0
-            while let job = state.withLock({ $0.takeJob() }) {
-                run(job)
-                ran += 1
-                if ran % 64 == 0 && ContinuousClock.now >= deadline { return }
-            }
+            if !runQueuedJobs(until: deadline) { return }
             if state.withLock({ $0.isIdle }) || ContinuousClock.now >= deadline { return }
             await waitUntilIdle(or: deadline)
             if ContinuousClock.now >= deadline { return }
@@ -118,12 +125,7 @@ final class TesterExecutor: TaskExecutor, Sendable {
     /// task suspended on something outside the hierarchy. Returns when idle, or at `deadline`.
     func settleNow(until deadline: ContinuousClock.Instant) {
         while true {
-            var ran = 0
-            while let job = state.withLock({ $0.takeJob() }) {
-                run(job)
-                ran += 1
-                if ran % 64 == 0 && ContinuousClock.now >= deadline { return }
-            }
+            if !runQueuedJobs(until: deadline) { return }
             let jobEnded = DispatchSemaphore(value: 0)
             enum Next { case idle, runQueued, waitForJob }
             let next = state.withLock { state -> Next in
