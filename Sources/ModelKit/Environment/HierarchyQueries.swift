@@ -94,14 +94,13 @@ extension Context {
     /// The models of `relation`, in query order, with the child slots walked read (so that an
     /// observer runs again when models are added or removed).
     final func modelsInRelation(_ relation: ModelRelation) -> [any Model] {
+        if relation.isSubset(of: [.self, .parent, .ancestors]), let models = singlePlaceChain(relation) {
+            return models
+        }
         var slotReads: [(Context, Int)] = []
         var models: [any Model] = []
         withReadLock {
             guard state.isLive else { return }
-            if relation.isSubset(of: [.self, .parent, .ancestors]),
-               collectSinglePlaceChain(relation, into: &models, slotReads: &slotReads) {
-                return
-            }
             let contexts = relationContexts(relation, slotReads: &slotReads)
             models.reserveCapacity(contexts.count)
             for context in contexts {
@@ -144,31 +143,33 @@ extension Context {
         return result
     }
 
-    /// The usual query, up a chain of models in one place each, collected without bookkeeping.
-    /// Returns false, having collected nothing, when some model on the way has several places.
-    /// Caller holds the lock.
-    private final func collectSinglePlaceChain(
-        _ relation: ModelRelation, into models: inout [any Model], slotReads: inout [(Context, Int)]
-    ) -> Bool {
+    /// The usual query, up a chain of models in one place each, collected in one pass: nil when
+    /// some model on the way has several places (the general walk then answers).
+    ///
+    /// The slots walked are read under the lock as they are walked, rather than collected for
+    /// after it: a read takes no lock (it lands in this thread's recording or Observation's
+    /// per-thread access list), and a bail-out's extra reads are a subset of the general walk's.
+    private final func singlePlaceChain(_ relation: ModelRelation) -> [any Model]? {
         let all = relation.contains(.ancestors)
         let upwards = all || relation.contains(.parent)
-        models.reserveCapacity(16)
-        slotReads.reserveCapacity(16)
-        if relation.contains(.self), let model { models.append(model) }
-        var context = self
-        while upwards, !context.places.isEmpty {
-            let place = context.places[0]
-            if context.places.count > 1 || slotReads.count > 64 || place.parent === self {
-                models.removeAll()
-                slotReads.removeAll()
-                return false
+        return withReadLock { () -> [any Model]? in
+            guard state.isLive else { return [] }
+            var models: [any Model] = []
+            models.reserveCapacity(all ? 12 : 2)
+            if relation.contains(.self), let model { models.append(consume model) }
+            var context = self
+            var depth = 0
+            while upwards, !context.places.isEmpty {
+                let place = context.places[0]
+                if context.places.count > 1 || depth > 64 || place.parent === self { return nil }
+                context = place.parent
+                depth += 1
+                context.didRead(place.slot)
+                if let model = context.model { models.append(consume model) }
+                if !all { break }
             }
-            context = place.parent
-            slotReads.append((context, place.slot))
-            if let model = context.model { models.append(model) }
-            if !all { break }
+            return models
         }
-        return true
     }
 
     /// Depth-first, in child order: `context`'s children and, when `all`, their descendants.

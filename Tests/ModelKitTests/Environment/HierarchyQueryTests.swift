@@ -60,6 +60,32 @@ private struct Settings: Model, DependencyKey {
         #expect(fired.value == 2)
     }
 
+    @Test func anObservedAncestorsQueryRunsAgainWhenASlotOnItsChainChanges() {
+        let root = Panel("root", children: [Panel("a", children: [Panel("a1")])]).withAnchor()
+        let a1 = root.children[0].children[0]
+        let fired = Locked(0)
+        withObservationTracking {
+            #expect(names(a1, [.self, .ancestors]) == ["a1", "a", "root"])
+        } onChange: { fired.withLock { $0 += 1 } }
+        root.children[0].children.append(Panel("a2"))
+        #expect(fired.value == 1)
+        withObservationTracking {
+            #expect(names(a1, .parent) == ["a"])
+        } onChange: { fired.withLock { $0 += 1 } }
+        root.children.append(Panel("b"))
+        #expect(fired.value == 1, "the parent's query read only the parent's slot")
+        root.children[0].children.append(Panel("a3"))
+        #expect(fired.value == 2)
+    }
+
+    @Test func anAncestorsQueryThroughASharedModelVisitsEachAncestorOnce() {
+        let root = Panel("root", children: [Panel("a", children: [Panel("a1")])]).withAnchor()
+        let a = root.children[0]
+        root.detail = a
+        #expect(names(a.children[0], [.self, .ancestors]) == ["a1", "a", "root"])
+        #expect(names(a, .parent) == ["root"])
+    }
+
     @Test func observeReRunsWithTheQuery() async {
         let root = Panel("root").withAnchor()
         let values = Collector(root.node.observe { root.node.mapHierarchy(for: .descendants) { ($0 as? Panel)?.name } })
