@@ -12,10 +12,24 @@ struct PendingChange {
     /// One change per property: the first old value and the last new value, in first-write order.
     static func coalesced(_ changes: [PendingChange]) -> [PendingChange] {
         var result: [PendingChange] = []
+        // Up to `scanned` distinct changes (a write and what it derived), a repeat is found by a
+        // scan of those so far; past them, through a dictionary of positions built once.
+        let scanned = 8
         var positions: [Key: Int] = [:]
+        func position(of key: Key) -> Int? {
+            if result.count <= scanned {
+                return result.firstIndex { ObjectIdentifier($0.context) == key.context && $0.index == key.index }
+            }
+            if positions.isEmpty {
+                for (position, change) in result.enumerated() {
+                    positions[Key(context: ObjectIdentifier(change.context), index: change.index)] = position
+                }
+            }
+            return positions[key]
+        }
         for change in changes {
             let key = Key(context: ObjectIdentifier(change.context), index: change.index)
-            if let position = positions[key] {
+            if let position = position(of: key) {
                 if change.isTouch {
                     result[position].isTouch = true
                 } else {
@@ -25,7 +39,7 @@ struct PendingChange {
                     if change.new != nil || result[position].old == nil { result[position].new = change.new }
                 }
             } else {
-                positions[key] = result.count
+                if !positions.isEmpty { positions[key] = result.count }
                 result.append(change)
             }
         }
@@ -98,13 +112,21 @@ struct NotificationList {
     /// Notifies each changed property once.
     func notifyObservation() {
         guard let first else { return }
-        if others.isEmpty {
-            first.context.notifyObservation(first.index)
+        first.context.notifyObservation(first.index)
+        if others.isEmpty { return }
+        // A few changes (a write and the memoized values it moved): a scan of those before each
+        // finds a repeat without hashing; a long list is deduplicated through a set.
+        if others.count <= 8 {
+            for position in others.indices {
+                let (context, index) = others[position]
+                if context === first.context && index == first.index { continue }
+                if others[..<position].contains(where: { $0.context === context && $0.index == index }) { continue }
+                context.notifyObservation(index)
+            }
             return
         }
-        var notified = Set<Key>()
-        for (context, index) in CollectionOfOne(first) + others
-        where notified.insert(Key(context: ObjectIdentifier(context), index: index)).inserted {
+        var notified: Set<Key> = [Key(context: ObjectIdentifier(first.context), index: first.index)]
+        for (context, index) in others where notified.insert(Key(context: ObjectIdentifier(context), index: index)).inserted {
             context.notifyObservation(index)
         }
     }

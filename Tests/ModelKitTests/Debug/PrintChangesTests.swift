@@ -163,6 +163,25 @@ private final class Printer: Sendable {
         printing.cancel()
     }
 
+    @Test func aTransactionOverManyPropertiesPrintsEachOnceInFirstWriteOrder() {
+        // More distinct properties than the short scan covers, so that repeats are found through
+        // the positions dictionary too.
+        let log = Log()
+        let root = TreeModel("root", log: log, children: (0..<12).map { TreeModel("c\($0)", log: log) }).withAnchor()
+        let children = root.children
+        let printer = Printer()
+        let printing = root._printChanges(to: printer.print)
+        root.node.transaction {
+            for child in children { child.value = 1 }
+            for child in children.reversed() { child.value = 2 }
+            children[0].value = 3
+            children[11].value = 0
+        }
+        let expected = (0..<11).map { "TreeModel.children[\($0)].value: 0 → \($0 == 0 ? 3 : 2)" }
+        #expect(printer.all == expected, "child 11 went back to 0: no change to print")
+        printing.cancel()
+    }
+
     @Test func addingAChildPrintsTheSlotChange() {
         let app = AppModel().withAnchor()
         let printer = Printer()
