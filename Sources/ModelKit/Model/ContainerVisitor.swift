@@ -16,6 +16,9 @@
 public struct ContainerVisitor {
     @usableFromInline let sink: VisitSink
     @usableFromInline private(set) var path: [String]
+    /// The box of the model ``visitElement(_:)`` is about to visit, whose identity the sink did
+    /// not settle, so that ``visit(_:)-(Model)`` does not ask again.
+    @usableFromInline var identityAsked: UnsafeMutableRawPointer?
 
     init(sink: VisitSink) {
         self.sink = sink
@@ -30,7 +33,21 @@ public struct ContainerVisitor {
     public mutating func visit<M: Model>(_ model: M) {
         // The common case (a child still in its slot) needs only the model's identity, which is
         // handed over without going through generics.
-        if sink.visitKnown(model.node.unretainedBox) { return }
+        let box = model.node.unretainedBox
+        if identityAsked == box.toOpaque() {
+            identityAsked = nil
+        } else if sink.visitKnown(box) {
+            return
+        }
+        // The refresh: a new instance with the id of the child expected here continues it. The
+        // ids are compared here, in code specialized for `M`, without hashing; the continuation
+        // reads the new instance's storage where the schema found it, without generics when it can.
+        if let key = sink.expectedIdentity(of: ObjectIdentifier(M.self)),
+           unsafeDowncast(key, to: TypedIdentityKey<M.ID>.self).id == model.id,
+           withUnsafePointer(to: model, { sink.continueExpected(at: UnsafeRawPointer($0), box: box) })
+            || sink.continueExpected(model) {
+            return
+        }
         sink.visit(model, visitor: &self)
     }
 
@@ -58,14 +75,32 @@ public struct ContainerVisitor {
             }
             if met > 0 { sink.metExpected(met) }
         }
-        while position != elements.endIndex {
-            if let identity = elements[position]._modelIdentity(), visitKnown(identity) {
-                elements.formIndex(after: &position)
-                continue
+        guard position != elements.endIndex else { return }
+        // The rest one by one; from contiguous storage when there is one, which lends each
+        // element to its visit instead of copying it.
+        let offset = elements.distance(from: elements.startIndex, to: position)
+        let visited: Void? = elements.withContiguousStorageIfAvailable { buffer in
+            for index in offset..<buffer.count {
+                visitElement(buffer[index])
             }
-            visit(elements[position])
+        }
+        if visited != nil { return }
+        while position != elements.endIndex {
+            visitElement(elements[position])
             elements.formIndex(after: &position)
         }
+    }
+
+    /// Visits one element of a collection: settled by its identity if the sink can, in full
+    /// otherwise.
+    @inlinable
+    mutating func visitElement<E: ModelContainer>(_ element: E) {
+        if let identity = element._modelIdentity() {
+            if visitKnown(identity) { return }
+            // A model (only models have an identity): its visit goes on from here.
+            identityAsked = identity.box.toOpaque()
+        }
+        visit(element)
     }
 
     /// Visits the models (or containers) of a collection, in order; in printed paths each one is
@@ -158,6 +193,23 @@ class VisitSink {
     /// The box is the visited model's, which the container keeps alive during the call.
     @usableFromInline
     func visitKnown(_ box: Unmanaged<NodeBox>) -> Bool { false }
+
+    /// The id of the live child the sink expects next, when it is a model of the type `type`
+    /// identifies, with an id of its own (a `TypedIdentityKey` of that type's `ID`); nil otherwise.
+    /// Asked for a model that ``visitKnown(_:)`` did not settle.
+    @usableFromInline
+    func expectedIdentity(of type: ObjectIdentifier) -> IdentityKey? { nil }
+
+    /// Continues the child ``expectedIdentity(of:)`` described with `model`, a new instance with
+    /// its id; false to visit the model in full.
+    @usableFromInline
+    func continueExpected<M: Model>(_ model: M) -> Bool { false }
+
+    /// ``continueExpected(_:)`` for the model value at `model` (of the type `expectedIdentity(of:)`
+    /// was asked about), whose box is `box`, when the sink can continue it without its type; false
+    /// to call ``continueExpected(_:)``.
+    @usableFromInline
+    func continueExpected(at model: UnsafeRawPointer, box: Unmanaged<NodeBox>) -> Bool { false }
 
     @usableFromInline
     func visit<M: Model>(_ model: M, visitor: inout ContainerVisitor) {}
