@@ -139,10 +139,11 @@ final class ReconcileSink: VisitSink {
         for child in previous[prefixCount...] { child.mark(in: stamp) }
     }
 
-    override func expectedIdentity(of type: ObjectIdentifier) -> IdentityKey? {
+    override func expectedIdentity(of type: ObjectIdentifier) -> Unmanaged<IdentityKey>? {
         guard !diverged, prefixCount < previous.count else { return nil }
         let expected = previous[prefixCount]
-        return expected.schema.modelTypeID == type ? expected.identity : nil
+        guard expected.schema.modelTypeID == type, let identity = expected.identity else { return nil }
+        return Unmanaged.passUnretained(identity)
     }
 
     /// The in-order refresh: `model` has the id of the next expected child, so it continues that

@@ -33,6 +33,9 @@ public struct ContainerVisitor {
     public mutating func visit<M: Model>(_ model: M) {
         // The common case (a child still in its slot) needs only the model's identity, which is
         // handed over without going through generics.
+        // One reference to the sink for the calls below (each call through `self.sink` would
+        // retain and release it: `self` is `inout`).
+        let sink = self.sink
         let box = model.node.unretainedBox
         if identityAsked == box.toOpaque() {
             identityAsked = nil
@@ -43,7 +46,7 @@ public struct ContainerVisitor {
         // ids are compared here, in code specialized for `M`, without hashing; the continuation
         // reads the new instance's storage where the schema found it, without generics when it can.
         if let key = sink.expectedIdentity(of: ObjectIdentifier(M.self)),
-           unsafeDowncast(key, to: TypedIdentityKey<M.ID>.self).id == model.id,
+           key._withUnsafeGuaranteedRef({ unsafeDowncast($0, to: TypedIdentityKey<M.ID>.self).id == model.id }),
            withUnsafePointer(to: model, { sink.continueExpected(at: UnsafeRawPointer($0), box: box) })
             || sink.continueExpected(model) {
             return
@@ -195,10 +198,11 @@ class VisitSink {
     func visitKnown(_ box: Unmanaged<NodeBox>) -> Bool { false }
 
     /// The id of the live child the sink expects next, when it is a model of the type `type`
-    /// identifies, with an id of its own (a `TypedIdentityKey` of that type's `ID`); nil otherwise.
-    /// Asked for a model that ``visitKnown(_:)`` did not settle.
+    /// identifies, with an id of its own (a `TypedIdentityKey` of that type's `ID`, which the
+    /// child's context keeps alive during the visit); nil otherwise. Asked for a model that
+    /// ``visitKnown(_:)`` did not settle.
     @usableFromInline
-    func expectedIdentity(of type: ObjectIdentifier) -> IdentityKey? { nil }
+    func expectedIdentity(of type: ObjectIdentifier) -> Unmanaged<IdentityKey>? { nil }
 
     /// Continues the child ``expectedIdentity(of:)`` described with `model`, a new instance with
     /// its id; false to visit the model in full.
