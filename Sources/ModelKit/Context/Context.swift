@@ -363,16 +363,12 @@ final class RegistrarBox: Sendable {
     let registrar = ObservationRegistrar()
 }
 
-/// A custom model id, boxed: most models use their `ModelID` and leave this out. Always a
-/// `TypedIdentityKey` (Model/ModelID.swift) when set by anchoring.
+/// A custom model id: most models use their `ModelID` and leave this out. Always a
+/// `TypedIdentityKey` (Model/ModelID.swift), which keeps it typed.
 @usableFromInline
 class IdentityKey: @unchecked Sendable {
-    // Safety: immutable.
-    let value: AnyHashable
-
-    init(_ value: AnyHashable) {
-        self.value = value
-    }
+    /// The id, boxed for matching by id (made on demand: only reordered children need it).
+    var value: AnyHashable { fatalError("abstract") }
 }
 
 /// Marks the context whose `onActivate` is running on this thread, so that work it starts is

@@ -25,7 +25,7 @@ public struct ModelID: Hashable, Sendable, CustomStringConvertible {
 
 /// A model's own `id` (not a `ModelID`), as its context keeps it: typed, so that the in-order
 /// match of continuity (`ContainerVisitor.visit(_:)`) compares it with a new instance's id in
-/// code specialized for the model's type, and boxed (`value`) for the matching by id of
+/// code specialized for the model's type, and boxed on demand (`value`) for the matching by id of
 /// reordered children.
 @usableFromInline
 final class TypedIdentityKey<ID: Hashable>: IdentityKey, @unchecked Sendable {
@@ -34,6 +34,7 @@ final class TypedIdentityKey<ID: Hashable>: IdentityKey, @unchecked Sendable {
 
     init(_ id: ID) {
         self.id = id
-        super.init(AnyHashable(id))
     }
+
+    override var value: AnyHashable { AnyHashable(id) }
 }
