@@ -104,6 +104,7 @@ public struct ContainerVisitor {
             identityAsked = identity.box.toOpaque()
         }
         visit(element)
+        identityAsked = nil
     }
 
     /// Visits the models (or containers) of a collection, in order; in printed paths each one is
