@@ -150,7 +150,7 @@ final class ReconcileSink: VisitSink {
     /// child, which stays in place, like a child met by its box. The continuation reads no stamp of
     /// this pass, so a model without child slots is continued at once; one with child slots, whose
     /// continuation reconciles them with stamps of their own, once every decision of this pass is
-    /// taken (`takeDeferredContinuations`).
+    /// taken (`deferredContinuations`, performed by `Context.reconcileSlot`).
     override func continueExpected<M: Model>(_ model: M) -> Bool {
         let expected = previous[prefixCount]
         if expected.schema.childSlotIndices.isEmpty {

@@ -78,16 +78,6 @@ public struct ContainerVisitor {
             }
             if met > 0 { sink.metExpected(met) }
         }
-        guard position != elements.endIndex else { return }
-        // The rest one by one; from contiguous storage when there is one, which lends each
-        // element to its visit instead of copying it.
-        let offset = elements.distance(from: elements.startIndex, to: position)
-        let visited: Void? = elements.withContiguousStorageIfAvailable { buffer in
-            for index in offset..<buffer.count {
-                visitElement(buffer[index])
-            }
-        }
-        if visited != nil { return }
         while position != elements.endIndex {
             visitElement(elements[position])
             elements.formIndex(after: &position)
