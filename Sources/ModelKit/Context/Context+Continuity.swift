@@ -31,7 +31,8 @@ extension Context {
 
     /// Continues `current`, the live model value (opened, so that it is written in place: its
     /// existential box, when it has one, is neither copied nor replaced), with the value at
-    /// `newModel`, of the same type.
+    /// `newModel`. Safety: that value is a `T` too (the sink matched the model types of the schemas
+    /// before calling), so it is read as one.
     private func continueModel<T: Model>(_ current: inout T, from newModel: UnsafeRawPointer, box: NodeBox, offsets: [Int]) -> Bool {
         withUnsafeMutablePointer(to: &current) { pointer in
             guard continueCells(of: UnsafeRawPointer(pointer), with: newModel, newBox: box, offsets: offsets) else {
@@ -141,7 +142,9 @@ extension Context {
         }
     }
 
-    /// The cell whose reference sits at `offset` in the model value at `base` (which keeps it).
+    /// The cell whose reference sits at `offset` in the model value at `base`. Safety: the model
+    /// value keeps the cell alive while the caller reads it (the new instance is held by the value
+    /// being visited, the live one by this context), so the reference is used unretained.
     @inline(__always)
     private static func cell(at offset: Int, in base: UnsafeRawPointer) -> Unmanaged<AnyCell> {
         Unmanaged<AnyCell>.fromOpaque(base.loadUnaligned(fromByteOffset: offset, as: UnsafeRawPointer.self))

@@ -143,6 +143,8 @@ final class ReconcileSink: VisitSink {
         guard !diverged, prefixCount < previous.count else { return nil }
         let expected = previous[prefixCount]
         guard expected.schema.modelTypeID == type, let identity = expected.identity else { return nil }
+        // Safety: a context's identity is set once, when it is anchored, and `previous` keeps the
+        // context for the whole visit: the key outlives the caller's use of it.
         return Unmanaged.passUnretained(identity)
     }
 
@@ -166,7 +168,9 @@ final class ReconcileSink: VisitSink {
     /// The usual refresh, of a model without child slots whose cells the schema found: continued
     /// at once, without generics but to write the model value (see `Context.adoptLeaf`).
     override func continueExpected(at model: UnsafeRawPointer, box: Unmanaged<NodeBox>) -> Bool {
-        // `previous` keeps the child, its schema the offsets: nothing is retained here.
+        // Safety: `previous` (not changed during the visit) keeps the child, the child its schema,
+        // the schema its offsets, and the container being visited the new instance's box: nothing
+        // is retained here.
         previous.withUnsafeBufferPointer { previous in
             Unmanaged.passUnretained(previous[prefixCount])._withUnsafeGuaranteedRef { expected in
                 Unmanaged.passUnretained(expected.schema)._withUnsafeGuaranteedRef { schema in
@@ -206,6 +210,8 @@ final class ReconcileSink: VisitSink {
     }
 
     /// The continuations of children in the kept prefix that wait for the end of the visit.
+    // Safety (exclusivity): like the fields above, changed only by this sink's own visits, one
+    // call at a time, and read by `reconcileSlot` after the visit.
     @exclusivity(unchecked) private(set) var deferredContinuations: [Continuation] = []
 
     override func visit<M: Model>(_ model: M, visitor: inout ContainerVisitor) {

@@ -24,6 +24,7 @@ struct PendingChange {
     private static func mayRepeat(_ changes: [PendingChange], stamp: UInt64) -> Bool {
         var current: ObjectIdentifier?
         var indices: UInt64 = 0
+        // Safety: `changes` keeps each context alive: they are used unretained.
         return changes.withUnsafeBufferPointer { changes in
             for position in changes.indices {
                 let index = changes[position].index

@@ -17,7 +17,8 @@ public struct ContainerVisitor {
     @usableFromInline let sink: VisitSink
     @usableFromInline private(set) var path: [String]
     /// The box of the model ``visitElement(_:)`` is about to visit, whose identity the sink did
-    /// not settle, so that ``visit(_:)-(Model)`` does not ask again.
+    /// not settle, so that ``visit(_:)-(Model)`` does not ask again. Only compared with a box's
+    /// address, never dereferenced.
     @usableFromInline var identityAsked: UnsafeMutableRawPointer?
 
     init(sink: VisitSink) {
@@ -45,6 +46,8 @@ public struct ContainerVisitor {
         // The refresh: a new instance with the id of the child expected here continues it. The
         // ids are compared here, in code specialized for `M`, without hashing; the continuation
         // reads the new instance's storage where the schema found it, without generics when it can.
+        // The downcast holds: the sink answers only for a child of type `M`, whose context keeps
+        // the `TypedIdentityKey<M.ID>` made when it was anchored (and keeps it alive).
         if let key = sink.expectedIdentity(of: ObjectIdentifier(M.self)),
            key._withUnsafeGuaranteedRef({ unsafeDowncast($0, to: TypedIdentityKey<M.ID>.self).id == model.id }),
            withUnsafePointer(to: model, { sink.continueExpected(at: UnsafeRawPointer($0), box: box) })

@@ -265,6 +265,45 @@ extension ReportedIssueTests {
             #expect(first.map(\.title) == ["final 1", "final 2"])
         }
 
+        /// The live cells of a child continued in order hold the context through the reference
+        /// the earlier cells handed over (`AnyCell.handOver`), and the earlier cells hold the live
+        /// ones through the forward table. Only cells are kept here, after everything else let go:
+        /// under Address Sanitizer a reference handed over twice, or not at all, is a use after free.
+        @Test func handedOverBindingsKeepTheirContextAndTargetsAlive() async {
+            await IssueCapture.run(matching: "RefreshedRow") { capture in
+                var titles: [Tracked<String>] = []
+                var counts: [Tracked<Int>] = []
+                do {
+                    let log = Log()
+                    let list = RefreshedList().withAnchor()
+                    for round in 0..<4 {
+                        let instances = rows([1, 2], title: "v\(round)", log: log)
+                        list.rows = instances
+                        titles += instances.map(\.$title)
+                        counts += instances.map(\.$count)
+                    }
+                    // Through the oldest (forwarding along the chain) and the newest (live) cells.
+                    titles[0].wrappedValue = "through the oldest"
+                    #expect(list.rows[0].title == "through the oldest")
+                    counts[7].wrappedValue = 70
+                    #expect(counts[1].wrappedValue == 70)
+                }
+                // The hierarchy and every model value are gone; only cells remain.
+                #expect(titles[0].wrappedValue == "through the oldest" && titles[6].wrappedValue == "through the oldest")
+                #expect(counts[3].wrappedValue == 70)
+                // Released from the middle of the chains, then the newest, then the rest.
+                titles.removeSubrange(2..<4)
+                counts.removeSubrange(2..<4)
+                #expect(titles[0].wrappedValue == "through the oldest" && counts[1].wrappedValue == 70)
+                titles.removeLast(2)
+                counts.removeLast(2)
+                #expect(titles.map(\.wrappedValue).allSatisfy { $0.hasPrefix("through") || $0 == "v3 2" })
+                titles = []
+                counts = []
+                #expect(capture.messages.isEmpty, "\(capture.messages)")
+            }
+        }
+
         @Test func defaultModelIDsAreNeverContinued() {
             let list = TickerList().withAnchor()
             let first = CounterModel()
