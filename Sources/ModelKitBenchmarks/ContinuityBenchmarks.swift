@@ -26,6 +26,26 @@ func continuityScenarios() -> [Scenario] {
                         for batch in batches { list.rows = batch }
                     }
                 },
+                Variant(
+                    "ModelKit: the same, in reverse order each time", baseline: baseline,
+                    note: "the fallback: every child matched by id, through a dictionary"
+                ) { n in
+                    let ascending = (0..<count).map { $0 }
+                    let batches = (0..<n).map { index in
+                        round += 1
+                        let ids = index % 2 == 0 ? Array(ascending.reversed()) : ascending
+                        return ids.map { [round] in IdentifiedRow(id: $0, a: round) }
+                    }
+                    let elapsed = measure {
+                        for batch in batches { list.rows = batch }
+                    }
+                    // The other rows expect the children in ascending order.
+                    if list.rows.first?.id != 0 {
+                        round += 1
+                        list.rows = ascending.map { [round] in IdentifiedRow(id: $0, a: round) }
+                    }
+                    return elapsed
+                },
                 Variant(baseline) { n in
                     let live = list.rows
                     return measure {

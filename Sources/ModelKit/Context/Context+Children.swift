@@ -22,7 +22,7 @@ extension Hierarchy {
         )
         if let place { context.places.append(place) }
         // A `ModelID` is unique per instance: such models never need matching by id.
-        context.idKey = schema.usesInstanceIdentity ? nil : AnyHashable(model.id)
+        context.identity = schema.usesInstanceIdentity ? nil : TypedIdentityKey(model.id)
 
         let cells = schema.cells(of: model)
         let conflict: Int? = unboundLock.withShortLock {
@@ -137,6 +137,11 @@ extension Context {
             child.removePlace(parent: self, slot: index)
         }
 
+        // Children of the kept prefix continued by new instances, which have child slots of their
+        // own to reconcile (see `ReconcileSink.continueExpected`).
+        for continuation in sink.deferredContinuations {
+            continuation.perform()
+        }
         var placed: [(position: Int, child: Context)] = []
         placed.reserveCapacity(pending.count)
         for (position, work) in pending {

@@ -6,16 +6,89 @@ extension Context {
     /// differs from the live one counts as a change, its child slots are reconciled against the live
     /// children (recursively continuing those with matching ids), and the older instance's cells
     /// forward to the new ones, so that every copy of either instance reaches the one live model.
+    /// Caller holds the section.
     func adopt<M: Model>(_ newModel: M) {
-        guard let oldModel = model else { return }
         // The caller matched the schemas: this context's model is an `M` too.
         let typedSchema = unsafeDowncast(schema, to: Schema<M>.self)
+        guard typedSchema.childSlotIndices.isEmpty, let offsets = typedSchema.cellOffsets else {
+            return adoptInSteps(newModel, schema: typedSchema)
+        }
+        let box = newModel.node.box
+        withUnsafePointer(to: newModel) { adoptLeaf(at: UnsafeRawPointer($0), box: box, offsets: offsets) }
+    }
+
+    /// `adopt` for a model without child slots whose cells the schema finds at `offsets`, given
+    /// the new instance's value (at `newModel`, of this context's model type) and box: one pass
+    /// over the properties binds, compares, records and forwards (`continueCells`); then the new
+    /// instance is copied over the live model value, in place. Caller holds the section.
+    func adoptLeaf(at newModel: UnsafeRawPointer, box: NodeBox, offsets: [Int]) {
+        // A live context holds its model (only a destructed one, or a frozen copy's, has none).
+        guard state.isLive else { return }
+        if continueModel(&model!, from: newModel, box: box, offsets: offsets) {
+            flags.insert(.continued)
+        }
+    }
+
+    /// Continues `current`, the live model value (opened, so that it is written in place: its
+    /// existential box, when it has one, is neither copied nor replaced), with the value at
+    /// `newModel`. Safety: that value is a `T` too (the sink matched the model types of the schemas
+    /// before calling), so it is read as one.
+    private func continueModel<T: Model>(_ current: inout T, from newModel: UnsafeRawPointer, box: NodeBox, offsets: [Int]) -> Bool {
+        withUnsafeMutablePointer(to: &current) { pointer in
+            guard continueCells(of: UnsafeRawPointer(pointer), with: newModel, newBox: box, offsets: offsets) else {
+                return false
+            }
+            pointer.pointee = newModel.assumingMemoryBound(to: T.self).pointee
+            return true
+        }
+    }
+
+    /// Binds the new instance's box and cells (at `offsets` in the model value at `new`) in place
+    /// of the live cells (in the model value at `old`), which forward to them, and records each
+    /// property whose value differs as a change. False, changing nothing, when the new instance is
+    /// claimed already. Caller holds the section.
+    private func continueCells(of old: UnsafeRawPointer, with new: UnsafeRawPointer, newBox: NodeBox, offsets: [Int]) -> Bool {
+        let boxesValues = hierarchy.hasHooks || flags.contains(.tracksUndo)
+        return unboundLock.withShortLock { () -> Bool in
+            if newBox.context != nil { return false }
+            for offset in offsets where Self.cell(at: offset, in: new)._withUnsafeGuaranteedRef({ $0.isClaimed }) {
+                return false
+            }
+            _ = newBox.takeModifiers()
+            newBox.bind(self)
+            // The forwards first, under one hold of the table's lock, which no user code may run
+            // under (the comparisons below call `==`, which may read a model).
+            forwardedCells.withLock { table in
+                for offset in offsets {
+                    Self.cell(at: offset, in: old)._withUnsafeGuaranteedRef { oldCell in
+                        Self.cell(at: offset, in: new)._withUnsafeGuaranteedRef { newCell in
+                            if newCell !== oldCell { oldCell.handOver(to: newCell, table: &table) }
+                        }
+                    }
+                }
+            }
+            // A forwarding cell keeps its value: the live value before the continuation.
+            for (index, offset) in offsets.enumerated() {
+                Self.cell(at: offset, in: old)._withUnsafeGuaranteedRef { oldCell in
+                    Self.cell(at: offset, in: new)._withUnsafeGuaranteedRef { newCell in
+                        if newCell !== oldCell && newCell.differs(fromSameProperty: oldCell) {
+                            recordContinuedChange(index, old: oldCell, new: newCell, boxesValues: boxesValues)
+                        }
+                    }
+                }
+            }
+            return true
+        }
+    }
+
+    /// `adopt` for a model with child slots (or whose cells are found by key path): binds the new
+    /// cells, then applies the values (reconciling the child slots, which may anchor models and so
+    /// take `unboundLock`), then forwards the earlier cells.
+    private func adoptInSteps<M: Model>(_ newModel: M, schema typedSchema: Schema<M>) {
+        guard let oldModel = model else { return }
         let newCells = typedSchema.cells(of: newModel)
         let oldCells = schema.cells(of: oldModel)
         let newBox = newModel.node.box
-        let hasChildSlots = !typedSchema.childSlotIndices.isEmpty
-        // Without child slots, binding, applying the values and forwarding take one hold of
-        // `unboundLock` (which also guards the new cells until they are bound).
         let adopted = unboundLock.withShortLock { () -> Bool in
             if newBox.context != nil || newCells.contains(where: { $0.isClaimed }) { return false }
             _ = newBox.takeModifiers()
@@ -23,20 +96,14 @@ extension Context {
             for (index, cell) in newCells.enumerated() where cell !== oldCells[index] {
                 cell.bind(to: self, index: index)
             }
-            if !hasChildSlots {
-                for index in newCells.indices where newCells[index] !== oldCells[index] {
-                    applyContinued(index, old: oldCells[index], new: newCells[index], schema: typedSchema)
-                    oldCells[index].forward(to: newCells[index])
-                }
-            }
             return true
         }
         guard adopted else { return }
         model = newModel
         flags.insert(.continued)
-        guard hasChildSlots else { return }
+        let boxesValues = hierarchy.hasHooks || flags.contains(.tracksUndo)
         for index in newCells.indices where newCells[index] !== oldCells[index] {
-            applyContinued(index, old: oldCells[index], new: newCells[index], schema: typedSchema)
+            applyContinued(index, old: oldCells[index], new: newCells[index], boxesValues: boxesValues)
         }
         unboundLock.withShortLock {
             for index in newCells.indices where newCells[index] !== oldCells[index] {
@@ -47,7 +114,7 @@ extension Context {
 
     /// Records property `index` of a continued model as a change if the new instance's value
     /// differs; a child slot is reconciled first. Caller holds the section.
-    private func applyContinued(_ index: Int, old oldCell: AnyCell, new newCell: AnyCell, schema: AnySchema) {
+    private func applyContinued(_ index: Int, old oldCell: AnyCell, new newCell: AnyCell, boxesValues: Bool) {
         if schema.isChildSlot(index) {
             // The slot is a change when its children changed, or when it may hold more than its
             // models (a key, an enum case): continued children alone are no change to it, their
@@ -60,8 +127,27 @@ extension Context {
                 recordBoxedChangeInSection(index, old: oldCell.anyValue, new: value)
             }
         } else if newCell.differs(fromSameProperty: oldCell) {
-            recordBoxedChangeInSection(index, old: oldCell.anyValue, new: newCell.anyValue)
+            recordContinuedChange(index, old: oldCell, new: newCell, boxesValues: boxesValues)
         }
+    }
+
+    /// Records a changed property of a continued model. Its values are boxed only for whoever reads
+    /// them (hooks, undo), as a write's are. Caller holds the section.
+    @inline(__always)
+    private func recordContinuedChange(_ index: Int, old oldCell: AnyCell, new newCell: AnyCell, boxesValues: Bool) {
+        if boxesValues && (hierarchy.hasHooks || undoTracking?.tracks(index) == true) {
+            recordBoxedChangeInSection(index, old: oldCell.anyValue, new: newCell.anyValue)
+        } else {
+            hierarchy.record(PendingChange(context: self, index: index, old: nil, new: nil))
+        }
+    }
+
+    /// The cell whose reference sits at `offset` in the model value at `base`. Safety: the model
+    /// value keeps the cell alive while the caller reads it (the new instance is held by the value
+    /// being visited, the live one by this context), so the reference is used unretained.
+    @inline(__always)
+    private static func cell(at offset: Int, in base: UnsafeRawPointer) -> Unmanaged<AnyCell> {
+        Unmanaged<AnyCell>.fromOpaque(base.loadUnaligned(fromByteOffset: offset, as: UnsafeRawPointer.self))
     }
 }
 

@@ -67,11 +67,10 @@ final class Context: @unchecked Sendable {
     @exclusivity(unchecked) private var reconcileMark: UInt64 = 0
     @exclusivity(unchecked) var slots: [Int: SlotChildren] = [:]
     /// The model's id, for matching new instances; nil for `ModelID`s (unique per instance).
-    var idKey: AnyHashable? {
-        get { identity?.value }
-        set { identity = newValue.map(IdentityKey.init) }
-    }
-    @exclusivity(unchecked) private var identity: IdentityKey?
+    var idKey: AnyHashable? { identity?.value }
+    /// The model's id, typed (`TypedIdentityKey`) for the in-order match of continuity; nil for
+    /// `ModelID`s.
+    @exclusivity(unchecked) var identity: IdentityKey?
     @exclusivity(unchecked) var extras: ContextExtras?
     /// The current model instance; nil once destructed, and for frozen copies and stand-ins.
     @exclusivity(unchecked) var model: (any Model)?
@@ -364,14 +363,12 @@ final class RegistrarBox: Sendable {
     let registrar = ObservationRegistrar()
 }
 
-/// A custom model id, boxed: most models use their `ModelID` and leave this out.
-final class IdentityKey: @unchecked Sendable {
-    // Safety: immutable.
-    let value: AnyHashable
-
-    init(_ value: AnyHashable) {
-        self.value = value
-    }
+/// A custom model id: most models use their `ModelID` and leave this out. Always a
+/// `TypedIdentityKey` (Model/ModelID.swift), which keeps it typed.
+@usableFromInline
+class IdentityKey: @unchecked Sendable {
+    /// The id, boxed for matching by id (made on demand: only reordered children need it).
+    var value: AnyHashable { fatalError("abstract") }
 }
 
 /// Marks the context whose `onActivate` is running on this thread, so that work it starts is

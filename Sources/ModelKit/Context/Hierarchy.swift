@@ -128,7 +128,7 @@ package final class Hierarchy: @unchecked Sendable {
 
     /// Records a change for the end of the current section. Caller holds the section.
     @inline(__always)
-    func record(_ change: PendingChange) {
+    func record(_ change: consuming PendingChange) {
         pendingChanges.append(change)
     }
 
@@ -163,10 +163,10 @@ package final class Hierarchy: @unchecked Sendable {
                 // Swapped with a spare buffer, so that neither allocates in the usual section.
                 var changes = spareChanges
                 swap(&changes, &pendingChanges)
-                for position in changes.indices {
-                    work.notifications.append(changes[position].context, changes[position].index)
-                }
-                commit(changes, into: &work)
+                let isSingle = changes.count == 1
+                if !isSingle { PendingChange.coalesce(&changes, stamp: nextStamp()) }
+                work.notifications.append(contentsOf: changes)
+                commit(changes, isSingle: isSingle, into: &work)
                 changes.removeAll(keepingCapacity: true)
                 spareChanges = changes
             }
@@ -196,9 +196,8 @@ package final class Hierarchy: @unchecked Sendable {
     }
 
     /// Evaluates the observers of committed changes and records them for hooks. Caller holds the lock.
-    private func commit(_ changes: [PendingChange], into work: inout SectionWork) {
-        let isSingle = changes.count == 1
-        let changes = isSingle ? changes : PendingChange.coalesced(changes)
+    /// `changes` are coalesced (one per property); `isSingle`: the section recorded one change.
+    private func commit(_ changes: [PendingChange], isSingle: Bool, into work: inout SectionWork) {
         if !modificationListeners.isEmpty { collectModifications(changes) }
         if let undo { undo.record(changes) }
         // An observer of several changed properties is evaluated once. (One property's observers

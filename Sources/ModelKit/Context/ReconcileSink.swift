@@ -110,11 +110,16 @@ final class ReconcileSink: VisitSink {
     /// A child still in this slot: kept, known by its box alone.
     override func visitKnown(_ unretainedBox: Unmanaged<NodeBox>) -> Bool {
         if !diverged {
-            if prefixCount < previous.count,
-               unretainedBox._withUnsafeGuaranteedRef({ $0.isBound(to: previous[prefixCount]) }) {
-                previous[prefixCount].keep(in: stamp)
-                prefixCount += 1
-                return true
+            if prefixCount < previous.count {
+                let bits = unretainedBox._withUnsafeGuaranteedRef { $0.contextBits.load(ordering: .relaxed) }
+                if bits == UInt(bitPattern: Unmanaged.passUnretained(previous[prefixCount]).toOpaque()) {
+                    previous[prefixCount].keep(in: stamp)
+                    prefixCount += 1
+                    return true
+                }
+                // A model not anchored yet may be a new instance continuing the expected child:
+                // the visit matches its id (`expectedIdentity`, `continueExpected`).
+                if bits == 0 { return false }
             }
             diverge()
         }
@@ -134,7 +139,85 @@ final class ReconcileSink: VisitSink {
         for child in previous[prefixCount...] { child.mark(in: stamp) }
     }
 
+    override func expectedIdentity(of type: ObjectIdentifier) -> Unmanaged<IdentityKey>? {
+        guard !diverged, prefixCount < previous.count else { return nil }
+        let expected = previous[prefixCount]
+        guard expected.schema.modelTypeID == type, let identity = expected.identity else { return nil }
+        // Safety: a context's identity is set once, when it is anchored, and `previous` keeps the
+        // context for the whole visit: the key outlives the caller's use of it.
+        return Unmanaged.passUnretained(identity)
+    }
+
+    /// The in-order refresh: `model` has the id of the next expected child, so it continues that
+    /// child, which stays in place, like a child met by its box. The continuation reads no stamp of
+    /// this pass, so a model without child slots is continued at once; one with child slots, whose
+    /// continuation reconciles them with stamps of their own, once every decision of this pass is
+    /// taken (`deferredContinuations`, performed by `Context.reconcileSlot`).
+    override func continueExpected<M: Model>(_ model: M) -> Bool {
+        let expected = previous[prefixCount]
+        if expected.schema.childSlotIndices.isEmpty {
+            expected.adopt(model)
+        } else {
+            deferredContinuations.append(TypedContinuation(model, live: expected))
+        }
+        expected.keep(in: stamp)
+        prefixCount += 1
+        return true
+    }
+
+    /// The usual refresh, of a model without child slots whose cells the schema found: continued
+    /// at once, without generics but to write the model value (see `Context.adoptLeaf`).
+    override func continueExpected(at model: UnsafeRawPointer, box: Unmanaged<NodeBox>) -> Bool {
+        // Safety: `previous` (not changed during the visit) keeps the child, the child its schema,
+        // the schema its offsets, and the container being visited the new instance's box: nothing
+        // is retained here.
+        previous.withUnsafeBufferPointer { previous in
+            Unmanaged.passUnretained(previous[prefixCount])._withUnsafeGuaranteedRef { expected in
+                Unmanaged.passUnretained(expected.schema)._withUnsafeGuaranteedRef { schema in
+                    guard schema.childSlotIndices.isEmpty, let offsets = schema.cellOffsets else { return false }
+                    box._withUnsafeGuaranteedRef { expected.adoptLeaf(at: model, box: $0, offsets: offsets) }
+                    expected.keep(in: stamp)
+                    prefixCount += 1
+                    return true
+                }
+            }
+        }
+    }
+
+    /// A live child to continue with a new instance once the visit's decisions are taken.
+    class Continuation {
+        let live: Context
+
+        init(live: Context) {
+            self.live = live
+        }
+
+        /// Continues `live` with the new instance. Caller holds the section.
+        func perform() {}
+    }
+
+    final class TypedContinuation<M: Model>: Continuation {
+        let model: M
+
+        init(_ model: M, live: Context) {
+            self.model = model
+            super.init(live: live)
+        }
+
+        override func perform() {
+            live.adopt(model)
+        }
+    }
+
+    /// The continuations of children in the kept prefix that wait for the end of the visit.
+    // Safety (exclusivity): like the fields above, changed only by this sink's own visits, one
+    // call at a time, and read by `reconcileSlot` after the visit.
+    @exclusivity(unchecked) private(set) var deferredContinuations: [Continuation] = []
+
     override func visit<M: Model>(_ model: M, visitor: inout ContainerVisitor) {
+        // `visitKnown` leaves the prefix open for a model not anchored yet; this one did not
+        // continue it.
+        if !diverged { diverge() }
         let box = model.node.box
         guard let context = box.context else {
             others.append((keptCount, .initial(TypedInitialModel(model, box: box, schema: schema(for: model)))))

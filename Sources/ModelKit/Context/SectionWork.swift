@@ -9,6 +9,42 @@ struct PendingChange {
     /// nothing.
     var isTouch = false
 
+    /// Leaves one change per property: the first old value and the last new value, in first-write
+    /// order. Most sections change each property once (a refresh changes hundreds, once each), and
+    /// are left as they are after a linear check; `stamp` is a fresh reconciliation stamp, with
+    /// which the check marks the contexts it meets (no pass is under way at a commit). Caller
+    /// holds the lock.
+    static func coalesce(_ changes: inout [PendingChange], stamp: UInt64) {
+        if mayRepeat(changes, stamp: stamp) { changes = coalesced(changes) }
+    }
+
+    /// Whether some property may appear twice in `changes`: a context's changes are checked against
+    /// each other while they follow one another (as a continued model's do), and a context met
+    /// again after another one's counts as a repeat.
+    private static func mayRepeat(_ changes: [PendingChange], stamp: UInt64) -> Bool {
+        var current: ObjectIdentifier?
+        var indices: UInt64 = 0
+        // Safety: `changes` keeps each context alive: they are used unretained.
+        return changes.withUnsafeBufferPointer { changes in
+            for position in changes.indices {
+                let index = changes[position].index
+                guard UInt(bitPattern: index) < 64 else { return true }
+                let bit: UInt64 = 1 << UInt64(index)
+                let context = Unmanaged.passUnretained(changes[position].context)
+                if ObjectIdentifier(context.takeUnretainedValue()) == current {
+                    if indices & bit != 0 { return true }
+                    indices |= bit
+                } else {
+                    if context._withUnsafeGuaranteedRef({ $0.isKept(in: stamp) }) { return true }
+                    context._withUnsafeGuaranteedRef { $0.keep(in: stamp) }
+                    current = ObjectIdentifier(context.takeUnretainedValue())
+                    indices = bit
+                }
+            }
+            return false
+        }
+    }
+
     /// One change per property: the first old value and the last new value, in first-write order.
     static func coalesced(_ changes: [PendingChange]) -> [PendingChange] {
         var result: [PendingChange] = []
@@ -100,8 +136,19 @@ struct SectionWork {
 struct NotificationList {
     private var first: (context: Context, index: Int)?
     private var others: [(context: Context, index: Int)] = []
+    /// Whether a property may be listed twice: each commit's changes are coalesced, so only a
+    /// section that commits more than once lists a property twice.
+    private var mayRepeat = false
 
-    mutating func append(_ context: Context, _ index: Int) {
+    /// Lists the properties of one commit's coalesced changes.
+    mutating func append(contentsOf changes: [PendingChange]) {
+        if first != nil { mayRepeat = true }
+        for position in changes.indices {
+            append(changes[position].context, changes[position].index)
+        }
+    }
+
+    private mutating func append(_ context: Context, _ index: Int) {
         if first == nil {
             first = (context, index)
         } else {
@@ -114,6 +161,12 @@ struct NotificationList {
         guard let first else { return }
         first.context.notifyObservation(first.index)
         if others.isEmpty { return }
+        if !mayRepeat {
+            for position in others.indices {
+                others[position].context.notifyObservation(others[position].index)
+            }
+            return
+        }
         // A few changes (a write and the memoized values it moved): a scan of those before each
         // finds a repeat without hashing; a long list is deduplicated through a set.
         if others.count <= 8 {

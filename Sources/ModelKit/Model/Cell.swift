@@ -169,6 +169,21 @@ class AnyCell: @unchecked Sendable {
         withExtendedLifetime(previous) {}
     }
 
+    /// Continuity's `forward(to:)` of a bound cell (see `Context.adopt`): binds `successor`, the
+    /// same property of a newer instance (unclaimed), in this cell's place, handing it the
+    /// reference to the context that this cell's binding holds, and makes this cell forward to it.
+    /// The caller holds the hierarchy lock (for a section), `unboundLock`, and `forwardedCells`'
+    /// lock, whose table is `table`.
+    final func handOver(to successor: AnyCell, table: inout ForwardTable) {
+        let bits = bindingBits.load(ordering: .relaxed)
+        precondition(bits != 0 && forwardSlot == 0 && successor.bindingBits.load(ordering: .relaxed) == 0
+            && !successor.isForwarding, "ModelKit internal error: a continued cell was not live")
+        successor.storedIndex = storedIndex
+        successor.bindingBits.store(bits, ordering: .releasing)
+        forwardSlot = table.add(successor)
+        bindingBits.store(0, ordering: .releasing)
+    }
+
     // MARK: Type-erased operations (the caller holds the guarding lock)
 
     /// The current value, boxed.
@@ -453,7 +468,7 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
         return !isEqual(value, other.value)
     }
 
-    override final func differs(fromSameProperty other: AnyCell) -> Bool {
+    override func differs(fromSameProperty other: AnyCell) -> Bool {
         !isEqual(value, Self.typed(other).value)
     }
 
@@ -507,6 +522,15 @@ class EquatableCell<Value: Sendable & Equatable>: Cell<Value>, @unchecked Sendab
 
     @usableFromInline
     override var comparesValues: Bool { true }
+
+    /// Compares in place, without the call to ``isEqual(_:_:)``.
+    @_specialize(where Value == Int)
+    @_specialize(where Value == Bool)
+    @_specialize(where Value == String)
+    @_specialize(where Value == Double)
+    override final func differs(fromSameProperty other: AnyCell) -> Bool {
+        !(value == Self.typed(other).value)
+    }
 
     override func makeCell(_ value: Value) -> Cell<Value> { EquatableCell(value) }
 }

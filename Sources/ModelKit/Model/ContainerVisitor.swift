@@ -16,6 +16,10 @@
 public struct ContainerVisitor {
     @usableFromInline let sink: VisitSink
     @usableFromInline private(set) var path: [String]
+    /// The box of the model ``visitElement(_:)`` is about to visit, whose identity the sink did
+    /// not settle, so that ``visit(_:)-(Model)`` does not ask again. Only compared with a box's
+    /// address, never dereferenced.
+    @usableFromInline var identityAsked: UnsafeMutableRawPointer?
 
     init(sink: VisitSink) {
         self.sink = sink
@@ -30,7 +34,26 @@ public struct ContainerVisitor {
     public mutating func visit<M: Model>(_ model: M) {
         // The common case (a child still in its slot) needs only the model's identity, which is
         // handed over without going through generics.
-        if sink.visitKnown(model.node.unretainedBox) { return }
+        // One reference to the sink for the calls below (each call through `self.sink` would
+        // retain and release it: `self` is `inout`).
+        let sink = self.sink
+        let box = model.node.unretainedBox
+        if identityAsked == box.toOpaque() {
+            identityAsked = nil
+        } else if sink.visitKnown(box) {
+            return
+        }
+        // The refresh: a new instance with the id of the child expected here continues it. The
+        // ids are compared here, in code specialized for `M`, without hashing; the continuation
+        // reads the new instance's storage where the schema found it, without generics when it can.
+        // The downcast holds: the sink answers only for a child of type `M`, whose context keeps
+        // the `TypedIdentityKey<M.ID>` made when it was anchored (and keeps it alive).
+        if let key = sink.expectedIdentity(of: ObjectIdentifier(M.self)),
+           key._withUnsafeGuaranteedRef({ unsafeDowncast($0, to: TypedIdentityKey<M.ID>.self).id == model.id }),
+           withUnsafePointer(to: model, { sink.continueExpected(at: UnsafeRawPointer($0), box: box) })
+            || sink.continueExpected(model) {
+            return
+        }
         sink.visit(model, visitor: &self)
     }
 
@@ -59,13 +82,22 @@ public struct ContainerVisitor {
             if met > 0 { sink.metExpected(met) }
         }
         while position != elements.endIndex {
-            if let identity = elements[position]._modelIdentity(), visitKnown(identity) {
-                elements.formIndex(after: &position)
-                continue
-            }
-            visit(elements[position])
+            visitElement(elements[position])
             elements.formIndex(after: &position)
         }
+    }
+
+    /// Visits one element of a collection: settled by its identity if the sink can, in full
+    /// otherwise.
+    @inlinable
+    mutating func visitElement<E: ModelContainer>(_ element: E) {
+        if let identity = element._modelIdentity() {
+            if visitKnown(identity) { return }
+            // A model (only models have an identity): its visit goes on from here.
+            identityAsked = identity.box.toOpaque()
+        }
+        visit(element)
+        identityAsked = nil
     }
 
     /// Visits the models (or containers) of a collection, in order; in printed paths each one is
@@ -158,6 +190,24 @@ class VisitSink {
     /// The box is the visited model's, which the container keeps alive during the call.
     @usableFromInline
     func visitKnown(_ box: Unmanaged<NodeBox>) -> Bool { false }
+
+    /// The id of the live child the sink expects next, when it is a model of the type `type`
+    /// identifies, with an id of its own (a `TypedIdentityKey` of that type's `ID`, which the
+    /// child's context keeps alive during the visit); nil otherwise. Asked for a model that
+    /// ``visitKnown(_:)`` did not settle.
+    @usableFromInline
+    func expectedIdentity(of type: ObjectIdentifier) -> Unmanaged<IdentityKey>? { nil }
+
+    /// Continues the child ``expectedIdentity(of:)`` described with `model`, a new instance with
+    /// its id; false to visit the model in full.
+    @usableFromInline
+    func continueExpected<M: Model>(_ model: M) -> Bool { false }
+
+    /// ``continueExpected(_:)`` for the model value at `model` (of the type `expectedIdentity(of:)`
+    /// was asked about), whose box is `box`, when the sink can continue it without its type; false
+    /// to call ``continueExpected(_:)``.
+    @usableFromInline
+    func continueExpected(at model: UnsafeRawPointer, box: Unmanaged<NodeBox>) -> Bool { false }
 
     @usableFromInline
     func visit<M: Model>(_ model: M, visitor: inout ContainerVisitor) {}
