@@ -19,7 +19,7 @@ extension Hierarchy {
         depth = 1
         if context.isObserved(index), let observers = context.extras?.propertyObservers[index] {
             for observer in observers {
-                if let value = observer.reevaluate(forced: change.isTouch) {
+                if let value = observer.reevaluateForDelivery(forced: change.isTouch) {
                     deliveries.append(.property(observer, value))
                 }
             }

@@ -214,7 +214,7 @@ package final class Hierarchy: @unchecked Sendable {
                         if evaluated.contains(ObjectIdentifier(observer)) { continue }
                         evaluated.append(ObjectIdentifier(observer))
                     }
-                    if let value = observer.reevaluate(forced: changes[position].isTouch) {
+                    if let value = observer.reevaluateForDelivery(forced: changes[position].isTouch) {
                         deliveries.append(.property(observer, value))
                     }
                 }

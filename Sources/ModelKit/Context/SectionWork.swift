@@ -133,7 +133,7 @@ struct DeliveryBatch {
 
 /// A queued stream delivery.
 enum Delivery {
-    case property(PropertyObserver, AnyObject)
+    case property(PropertyObserver, ObservedPayload)
     case event(EventListener, Any, Any)
     case run(@Sendable () -> Void)
 

@@ -135,7 +135,7 @@ extension Hierarchy {
                 if !paths.contains(path) { paths.append(path) }
             }
             if !paths.isEmpty {
-                deliveries.append(.property(listener, ModificationListener.PathList(paths)))
+                deliveries.append(.property(listener, ObservedPayload(box: ModificationListener.PathList(paths))))
             }
         }
     }

@@ -36,7 +36,19 @@ class PropertyObserver: @unchecked Sendable {
     /// holds the lock.
     func reevaluate(forced: Bool) -> AnyObject? { nil }
 
-    /// Delivers a change produced by `reevaluate`. Called without the lock, in commit order.
+    /// What a commit calls: ``reevaluate(forced:)``'s change, boxed, unless the observer hands its
+    /// changes over inline. Caller holds the lock.
+    func reevaluateForDelivery(forced: Bool) -> ObservedPayload? {
+        reevaluate(forced: forced).map(ObservedPayload.init(box:))
+    }
+
+    /// Delivers a change produced by `reevaluateForDelivery`. Called without the lock, in commit
+    /// order.
+    func deliver(_ change: ObservedPayload) {
+        if let box = change.box { deliver(box) }
+    }
+
+    /// Delivers a boxed change produced by `reevaluate`. Called without the lock, in commit order.
     func deliver(_ change: AnyObject) {}
 
     /// Ends the observer's stream.
