@@ -20,7 +20,7 @@ extension Hierarchy {
         if context.isObserved(index), let observers = context.extras?.propertyObservers[index] {
             for observer in observers {
                 if let value = observer.reevaluateForDelivery(forced: change.isTouch) {
-                    deliveries.append(.property(observer, value))
+                    deliveries.append(.property(observer, consume value))
                 }
             }
         }

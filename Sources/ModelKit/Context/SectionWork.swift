@@ -146,8 +146,9 @@ enum Delivery {
         }
     }
 
-    func perform() {
-        switch self {
+    /// Consumes the delivery, so that its payload is moved to the receiver rather than copied.
+    consuming func perform() {
+        switch consume self {
         case .property(let observer, let value):
             observer.deliver(value)
         case .event(let listener, let event, let sender):

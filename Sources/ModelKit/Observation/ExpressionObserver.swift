@@ -42,7 +42,9 @@ final class ExpressionObserver: PropertyObserver, @unchecked Sendable {
     }
 
     private func evaluateRecording(forced: Bool) -> ObservedPayload? {
-        recorder.reads.removeAll(keepingCapacity: true)
+        // Emptied one by one: the usual expression read one property, and `removeAll` destroys
+        // through the unspecialized array path.
+        while recorder.reads.popLast() != nil {}
         let change = AccessRecording.recording(into: recorder) { evaluate(forced) }
         register(on: recorder.reads)
         return change
