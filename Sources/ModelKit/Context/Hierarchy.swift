@@ -89,7 +89,7 @@ package final class Hierarchy: @unchecked Sendable {
             lock.unlockSection()
             return
         }
-        if endSingleChangeSection() { return }
+        if endSmallSection() { return }
         let work = finishSection()
         lock.unlockSection()
         work.perform(self)
