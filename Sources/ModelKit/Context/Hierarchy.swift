@@ -129,7 +129,7 @@ package final class Hierarchy: @unchecked Sendable {
 
     /// Records a change for the end of the current section. Caller holds the section.
     @inline(__always)
-    func record(_ change: PendingChange) {
+    func record(_ change: consuming PendingChange) {
         pendingChanges.append(change)
     }
 

@@ -142,7 +142,7 @@ enum Delivery {
     static func performAll(_ items: inout [Delivery]) {
         items.reverse()
         while let delivery = items.popLast() {
-            delivery.perform()
+            (consume delivery).perform()
         }
     }
 

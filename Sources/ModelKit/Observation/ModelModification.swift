@@ -63,8 +63,11 @@ final class ModificationListener: PropertyObserver, @unchecked Sendable {
         super.init(hierarchy: hierarchy)
     }
 
-    override func deliver(_ change: AnyObject) {
-        storage.yield(ModelModification(paths: (change as! PathList).paths))
+    override func deliver(_ change: ObservedPayload) {
+        // `collectModifications` queues a `PathList` for this listener, and nothing else (checked
+        // in debug builds).
+        let list = unsafeDowncast(change.box.unsafelyUnwrapped, to: PathList.self)
+        storage.yield(ModelModification(paths: list.paths))
     }
 
     override func finish() {
