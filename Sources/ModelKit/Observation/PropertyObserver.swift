@@ -44,12 +44,7 @@ class PropertyObserver: @unchecked Sendable {
 
     /// Delivers a change produced by `reevaluateForDelivery`. Called without the lock, in commit
     /// order.
-    func deliver(_ change: ObservedPayload) {
-        if let box = change.box { deliver(box) }
-    }
-
-    /// Delivers a boxed change produced by `reevaluate`. Called without the lock, in commit order.
-    func deliver(_ change: AnyObject) {}
+    func deliver(_ change: ObservedPayload) {}
 
     /// Ends the observer's stream.
     func finish() {}

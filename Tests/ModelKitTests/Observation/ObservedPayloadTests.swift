@@ -48,12 +48,12 @@ private struct Values: Model {
 /// The change an observer evaluates travels to its delivery inline or boxed, by the value's type;
 /// either way `onChange` and `change(of:)` see exactly the old and new values.
 @Suite struct ObservedPayloadTests {
-    /// Runs `write` twice through `onChange(of: keyPath)` and returns what the handler saw.
-    private func changes<Value: Sendable & Equatable>(
+    /// Writes `first`, then `second`, and checks what `onChange(of: keyPath, initial: true)` saw.
+    private func checkChanges<Value: Sendable & Equatable>(
         _ keyPath: KeyPath<Values, Value> & Sendable,
         _ first: Value, _ second: Value,
-        write: @escaping (Values, Value) -> Void
-    ) -> [[Value]] {
+        write: (Values, Value) -> Void
+    ) {
         let model = Values().withAnchor()
         let seen = Locked<[[Value]]>([])
         model.node.onChange(of: keyPath, initial: true) { old, new in seen.withLock { $0.append([old, new]) } }
@@ -61,22 +61,21 @@ private struct Values: Model {
         write(model, first)
         write(model, second)
         #expect(seen.value == [[initial, initial], [initial, first], [first, second]])
-        return seen.value
     }
 
     @Test func inlineValuesReachOnChangeIntact() {
-        _ = changes(\.flag, true, false) { $0.flag = $1 }
-        _ = changes(\.number, 1.5, -2.25) { $0.number = $1 }
-        _ = changes(\.small, Int8.min, Int8.max) { $0.small = $1 }
-        _ = changes(\.maybe, Int.max, nil) { $0.maybe = $1 }
-        _ = changes(\.span, Span(start: .min, end: .max), Span(start: 7, end: -7)) { $0.span = $1 }
-        _ = changes(\.id, UUID(), UUID()) { $0.id = $1 }
-        _ = changes(\.mode, .running(42), .done) { $0.mode = $1 }
+        checkChanges(\.flag, true, false) { $0.flag = $1 }
+        checkChanges(\.number, 1.5, -2.25) { $0.number = $1 }
+        checkChanges(\.small, Int8.min, Int8.max) { $0.small = $1 }
+        checkChanges(\.maybe, Int.max, nil) { $0.maybe = $1 }
+        checkChanges(\.span, Span(start: .min, end: .max), Span(start: 7, end: -7)) { $0.span = $1 }
+        checkChanges(\.id, UUID(), UUID()) { $0.id = $1 }
+        checkChanges(\.mode, .running(42), .done) { $0.mode = $1 }
     }
 
     @Test func boxedValuesReachOnChangeIntact() {
-        _ = changes(\.triple, Triple(a: 1, b: 2, c: 3), Triple(a: -1, b: .max, c: 255)) { $0.triple = $1 }
-        _ = changes(\.text, String(repeating: "long text ", count: 8), "short") { $0.text = $1 }
+        checkChanges(\.triple, Triple(a: 1, b: 2, c: 3), Triple(a: -1, b: .max, c: 255)) { $0.triple = $1 }
+        checkChanges(\.text, String(repeating: "long text ", count: 8), "short") { $0.text = $1 }
     }
 
     @Test func changeOfDeliversInlineAndBoxedValuesInOrder() async {
