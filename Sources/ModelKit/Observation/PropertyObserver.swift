@@ -171,6 +171,24 @@ struct PropertyObserverTable: Sequence, ExpressibleByDictionaryLiteral {
             case (nil, nil): break
             }
         }
+        // In place (`table[index]?.removeAll { … }`): the list is taken out of its entry while it
+        // is updated, so that it is not copied.
+        _modify {
+            if let position = entries.firstIndex(where: { $0.index == index }) {
+                var observers: [PropertyObserver]? = entries[position].observers
+                entries[position].observers = []
+                defer {
+                    if let observers { entries[position].observers = observers } else { entries.remove(at: position) }
+                }
+                yield &observers
+            } else {
+                var observers: [PropertyObserver]?
+                defer {
+                    if let observers { entries.append((index, observers)) }
+                }
+                yield &observers
+            }
+        }
     }
 
     /// The observers of property `index`, or `defaultValue`, for updating in place.
