@@ -6,7 +6,7 @@ final class ContextExtras {
     @exclusivity(unchecked) var work: [Int: WorkEntry] = [:]
     @exclusivity(unchecked) var nextWorkID = 0
     /// Observers of this context's properties, by property index.
-    @exclusivity(unchecked) var propertyObservers: [Int: [PropertyObserver]] = [:]
+    @exclusivity(unchecked) var propertyObservers = PropertyObserverTable()
     /// Observers owned by this context (they may be registered on other contexts too).
     @exclusivity(unchecked) var ownedObservers: [PropertyObserver] = []
     /// Memoized values (`node.memoize`), in creation order; entry `i` is property `schema.count + i`.

@@ -89,6 +89,7 @@ package final class Hierarchy: @unchecked Sendable {
             lock.unlockSection()
             return
         }
+        if endSmallSection() { return }
         let work = finishSection()
         lock.unlockSection()
         work.perform(self)
@@ -139,7 +140,7 @@ package final class Hierarchy: @unchecked Sendable {
     }
 
     /// Collects the section's work. Caller holds the lock, depth 0.
-    private func finishSection() -> SectionWork {
+    func finishSection() -> SectionWork {
         var work = SectionWork()
         // Models removed in this section are torn down before the ones added activate.
         var teardowns: [SectionAction] = []
@@ -212,7 +213,7 @@ package final class Hierarchy: @unchecked Sendable {
                         if evaluated.contains(ObjectIdentifier(observer)) { continue }
                         evaluated.append(ObjectIdentifier(observer))
                     }
-                    if let value = observer.reevaluate(forced: changes[position].isTouch) {
+                    if let value = observer.reevaluateForDelivery(forced: changes[position].isTouch) {
                         deliveries.append(.property(observer, value))
                     }
                 }

@@ -208,7 +208,7 @@ struct DeliveryBatch {
 
 /// A queued stream delivery.
 enum Delivery {
-    case property(PropertyObserver, AnyObject)
+    case property(PropertyObserver, ObservedPayload)
     case event(EventListener, Any, Any)
     case run(@Sendable () -> Void)
 
@@ -217,12 +217,13 @@ enum Delivery {
     static func performAll(_ items: inout [Delivery]) {
         items.reverse()
         while let delivery = items.popLast() {
-            delivery.perform()
+            (consume delivery).perform()
         }
     }
 
-    func perform() {
-        switch self {
+    /// Consumes the delivery, so that its payload is moved to the receiver rather than copied.
+    consuming func perform() {
+        switch consume self {
         case .property(let observer, let value):
             observer.deliver(value)
         case .event(let listener, let event, let sender):

@@ -189,13 +189,13 @@ extension ObservedChange {
     @inlinable
     static func onChangeDelivery(
         initial: Bool, _ perform: @escaping @Sendable (Value, Value) -> Void
-    ) -> (AnyObject) -> Void {
-        { object in
-            let change = ObservedChange<Value>.from(object)
-            if let old = change.old {
-                perform(old, change.new)
+    ) -> (ObservedPayload) -> Void {
+        { change in
+            let new = change.new(as: Value.self)
+            if let old = change.old(as: Value.self) {
+                perform(old, new)
             } else if initial {
-                perform(change.new, change.new)
+                perform(new, new)
             }
         }
     }

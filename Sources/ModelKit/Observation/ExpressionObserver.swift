@@ -7,9 +7,9 @@
 final class ExpressionObserver: PropertyObserver, @unchecked Sendable {
     /// Evaluates the expression and returns the change to deliver, or nil (the argument: deliver
     /// even an unchanged value). Run under the lock.
-    private let evaluate: (Bool) -> AnyObject?
+    private let evaluate: (Bool) -> ObservedPayload?
     /// Delivers a change `evaluate` returned. Called without the lock, in commit order.
-    private let deliverChange: (AnyObject) -> Void
+    private let deliverChange: (ObservedPayload) -> Void
     private let onFinish: () -> Void
     // Safety: used by `reevaluate`, under the lock of `hierarchy`.
     private let recorder = AccessRecorder(isObserverEvaluation: true)
@@ -17,8 +17,8 @@ final class ExpressionObserver: PropertyObserver, @unchecked Sendable {
     @usableFromInline
     init(
         hierarchy: Hierarchy,
-        evaluate: @escaping (Bool) -> AnyObject?,
-        deliver: @escaping (AnyObject) -> Void,
+        evaluate: @escaping (Bool) -> ObservedPayload?,
+        deliver: @escaping (ObservedPayload) -> Void,
         onFinish: @escaping () -> Void
     ) {
         self.evaluate = evaluate
@@ -36,79 +36,26 @@ final class ExpressionObserver: PropertyObserver, @unchecked Sendable {
         }
     }
 
-    override func reevaluate(forced: Bool) -> AnyObject? {
+    override func reevaluateForDelivery(forced: Bool) -> ObservedPayload? {
         guard !isCancelled else { return nil }
         return evaluateRecording(forced: forced)
     }
 
-    private func evaluateRecording(forced: Bool) -> AnyObject? {
-        recorder.reads.removeAll(keepingCapacity: true)
+    private func evaluateRecording(forced: Bool) -> ObservedPayload? {
+        // Emptied one by one: the usual expression read one property, and `removeAll` destroys
+        // through the unspecialized array path.
+        while recorder.reads.popLast() != nil {}
         let change = AccessRecording.recording(into: recorder) { evaluate(forced) }
         register(on: recorder.reads)
         return change
     }
 
-    override func deliver(_ change: AnyObject) {
+    override func deliver(_ change: ObservedPayload) {
         deliverChange(change)
     }
 
     override func finish() {
         onFinish()
-    }
-}
-
-/// The last value an observer saw, and how it tells a new value from it.
-@usableFromInline
-final class ObservedValue<Value>: @unchecked Sendable {
-    // Safety: `last` is read and written by the observer's evaluations, under the hierarchy lock.
-    @usableFromInline @exclusivity(unchecked) var last: Value?
-    @usableFromInline let isDuplicate: (@Sendable (Value, Value) -> Bool)?
-
-    @inlinable
-    init(isDuplicate: (@Sendable (Value, Value) -> Bool)?) {
-        self.isDuplicate = isDuplicate
-    }
-
-    /// The change to `value`, or nil when it is a duplicate of the last value (unless `forced`: the
-    /// property was touched).
-    @inlinable
-    func update(_ value: Value, forced: Bool) -> ObservedChange<Value>? {
-        let old = last
-        if let old, let isDuplicate, !forced, isDuplicate(old, value) { return nil }
-        last = value
-        return ObservedChange(old: old, new: value)
-    }
-}
-
-/// A change an observer delivers.
-@usableFromInline
-final class ObservedChange<Value> {
-    // No `Optional<Value>` field: the class's deinit is not specialized, and destroying an optional
-    // of a generic type would look up its metadata at every change.
-    @usableFromInline let oldOrNew: Value
-    @usableFromInline let hasOld: Bool
-    @usableFromInline let new: Value
-
-    @inlinable
-    init(old: Value?, new: Value) {
-        if let old {
-            oldOrNew = old
-            hasOld = true
-        } else {
-            oldOrNew = new
-            hasOld = false
-        }
-        self.new = new
-    }
-
-    /// The value before the change; nil for an observer's first value.
-    @inlinable
-    var old: Value? { hasOld ? oldOrNew : nil }
-
-    /// The change an observer's `evaluate` returned (always of this type).
-    @inlinable
-    static func from(_ object: AnyObject) -> ObservedChange<Value> {
-        unsafeDowncast(object, to: ObservedChange<Value>.self)
     }
 }
 
@@ -151,7 +98,7 @@ extension Context {
         let observer = ExpressionObserver(
             hierarchy: hierarchy,
             evaluate: { value.update(expression(), forced: $0) },
-            deliver: { storage.yield(ObservedChange<Value>.from($0).new) },
+            deliver: { storage.yield($0.new(as: Value.self)) },
             onFinish: { storage.finish() }
         )
         // A strong capture: the cycle through the storage ends when the stream terminates, which

@@ -63,8 +63,11 @@ final class ModificationListener: PropertyObserver, @unchecked Sendable {
         super.init(hierarchy: hierarchy)
     }
 
-    override func deliver(_ change: AnyObject) {
-        storage.yield(ModelModification(paths: (change as! PathList).paths))
+    override func deliver(_ change: ObservedPayload) {
+        // `collectModifications` queues a `PathList` for this listener, and nothing else (checked
+        // in debug builds).
+        let list = unsafeDowncast(change.box.unsafelyUnwrapped, to: PathList.self)
+        storage.yield(ModelModification(paths: list.paths))
     }
 
     override func finish() {
@@ -135,7 +138,7 @@ extension Hierarchy {
                 if !paths.contains(path) { paths.append(path) }
             }
             if !paths.isEmpty {
-                deliveries.append(.property(listener, ModificationListener.PathList(paths)))
+                deliveries.append(.property(listener, ObservedPayload(box: ModificationListener.PathList(paths))))
             }
         }
     }

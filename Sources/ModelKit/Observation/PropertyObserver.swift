@@ -36,8 +36,15 @@ class PropertyObserver: @unchecked Sendable {
     /// holds the lock.
     func reevaluate(forced: Bool) -> AnyObject? { nil }
 
-    /// Delivers a change produced by `reevaluate`. Called without the lock, in commit order.
-    func deliver(_ change: AnyObject) {}
+    /// What a commit calls: ``reevaluate(forced:)``'s change, boxed, unless the observer hands its
+    /// changes over inline. Caller holds the lock.
+    func reevaluateForDelivery(forced: Bool) -> ObservedPayload? {
+        reevaluate(forced: forced).map(ObservedPayload.init(box:))
+    }
+
+    /// Delivers a change produced by `reevaluateForDelivery`. Called without the lock, in commit
+    /// order.
+    func deliver(_ change: ObservedPayload) {}
 
     /// Ends the observer's stream.
     func finish() {}
@@ -71,6 +78,15 @@ class PropertyObserver: @unchecked Sendable {
     /// Whether the registrations are already exactly `reads` (the usual case after a change: an
     /// expression reads the same properties again). Caller holds the lock.
     private final func isRegistered(exactlyOn reads: [AccessRecording.Read]) -> Bool {
+        // The usual case: the same reads in the same order, each once.
+        if reads.count == registrations.count {
+            var position = 0
+            while position < reads.count, reads[position].context === registrations[position].context,
+                  reads[position].index == registrations[position].index {
+                position += 1
+            }
+            if position == reads.count { return true }
+        }
         var position = 0
         for read in reads {
             if position < registrations.count, registrations[position].context === read.context,
@@ -118,5 +134,75 @@ class PropertyObserver: @unchecked Sendable {
             owner = nil
         }
         finish()
+    }
+}
+
+/// The observers of a model's properties, by property index: a short list searched linearly. A
+/// model has observers on a few of its properties, and a commit looks them up for every observed
+/// change, where hashing the index cost more than the search.
+struct PropertyObserverTable: Sequence, ExpressibleByDictionaryLiteral {
+    private var entries: [(index: Int, observers: [PropertyObserver])] = []
+
+    init(dictionaryLiteral elements: (Int, [PropertyObserver])...) {
+        for (index, observers) in elements { self[index] = observers }
+    }
+
+    var isEmpty: Bool { entries.isEmpty }
+
+    /// Every list of observers, in no particular order.
+    var values: [[PropertyObserver]] { entries.map(\.observers) }
+
+    func makeIterator() -> IndexingIterator<[(index: Int, observers: [PropertyObserver])]> {
+        entries.makeIterator()
+    }
+
+    /// The observers of property `index`; setting nil removes the entry.
+    subscript(index: Int) -> [PropertyObserver]? {
+        get {
+            for entry in entries where entry.index == index { return entry.observers }
+            return nil
+        }
+        set {
+            let position = entries.firstIndex { $0.index == index }
+            switch (position, newValue) {
+            case let (position?, observers?): entries[position].observers = observers
+            case let (position?, nil): entries.remove(at: position)
+            case let (nil, observers?): entries.append((index, observers))
+            case (nil, nil): break
+            }
+        }
+        // In place (`table[index]?.removeAll { … }`): the list is taken out of its entry while it
+        // is updated, so that it is not copied.
+        _modify {
+            if let position = entries.firstIndex(where: { $0.index == index }) {
+                var observers: [PropertyObserver]? = entries[position].observers
+                entries[position].observers = []
+                defer {
+                    if let observers { entries[position].observers = observers } else { entries.remove(at: position) }
+                }
+                yield &observers
+            } else {
+                var observers: [PropertyObserver]?
+                defer {
+                    if let observers { entries.append((index, observers)) }
+                }
+                yield &observers
+            }
+        }
+    }
+
+    /// The observers of property `index`, or `defaultValue`, for updating in place.
+    subscript(index: Int, default defaultValue: @autoclosure () -> [PropertyObserver]) -> [PropertyObserver] {
+        get { self[index] ?? defaultValue() }
+        _modify {
+            let position: Int
+            if let found = entries.firstIndex(where: { $0.index == index }) {
+                position = found
+            } else {
+                entries.append((index, defaultValue()))
+                position = entries.count - 1
+            }
+            yield &entries[position].observers
+        }
     }
 }
