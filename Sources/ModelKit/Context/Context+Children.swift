@@ -21,8 +21,6 @@ extension Hierarchy {
             hierarchy: self, schema: schema, dependencies: dependencies, state: .anchored, isRoot: isRoot, model: model
         )
         if let place { context.places.append(place) }
-        // A `ModelID` is unique per instance: such models never need matching by id.
-        context.idKey = schema.usesInstanceIdentity ? nil : AnyHashable(model.id)
 
         let cells = schema.cells(of: model)
         let conflict: Int? = unboundLock.withShortLock {
@@ -131,9 +129,7 @@ extension Context {
         sink.clearIssues()
 
         for child in unmatched where !child.isKept(in: stamp) {
-            if let key = child.idKey, existing.byID[key] === child {
-                existing.byID[key] = nil
-            }
+            existing.forget(child)
             child.removePlace(parent: self, slot: index)
         }
 

@@ -46,8 +46,11 @@ import Synchronization
 @usableFromInline
 final class Context: @unchecked Sendable {
     @usableFromInline let hierarchy: Hierarchy
-    /// `hierarchy.lock`, one load closer to the access path.
-    @usableFromInline let lock: RankedLock
+    /// `hierarchy.lock`: the hierarchy itself, so no load more than the hierarchy.
+    @inlinable
+    final var lock: RankedLock {
+        @inline(__always) get { hierarchy }
+    }
     let schema: AnySchema
     /// The overrides this model's dependencies resolve against (see ``dependencies``).
     let dependencyStorage: DependencyValues.Storage
@@ -56,7 +59,7 @@ final class Context: @unchecked Sendable {
     private let registrarBits = Atomic<UInt>(0)
 
     // Safety: every field below is guarded by the hierarchy lock. The small fields follow
-    // `places`, whose last field is 2 bytes wide, so that all of them fill its tail.
+    // `places` (10 bytes), so that together they take two words.
     @exclusivity(unchecked) var places = PlaceList()
     @exclusivity(unchecked) var state: ContextState
     @usableFromInline @exclusivity(unchecked) var flags: ContextFlags
@@ -65,13 +68,6 @@ final class Context: @unchecked Sendable {
     /// Where this context stands in the hierarchy's current reconciliation pass (see
     /// `isMarked(in:)` and `isKept(in:)`).
     @exclusivity(unchecked) private var reconcileMark: UInt64 = 0
-    @exclusivity(unchecked) var slots: [Int: SlotChildren] = [:]
-    /// The model's id, for matching new instances; nil for `ModelID`s (unique per instance).
-    var idKey: AnyHashable? {
-        get { identity?.value }
-        set { identity = newValue.map(IdentityKey.init) }
-    }
-    @exclusivity(unchecked) private var identity: IdentityKey?
     @exclusivity(unchecked) var extras: ContextExtras?
     /// The current model instance; nil once destructed, and for frozen copies and stand-ins.
     @exclusivity(unchecked) var model: (any Model)?
@@ -81,7 +77,6 @@ final class Context: @unchecked Sendable {
         isRoot: Bool, model: (any Model)?
     ) {
         self.hierarchy = hierarchy
-        self.lock = hierarchy.lock
         self.schema = schema
         self.dependencyStorage = dependencies.storage
         self.state = state
@@ -120,6 +115,32 @@ final class Context: @unchecked Sendable {
     }
 
 
+
+    /// The children of each child slot that has some. Only parents have them, so they live in the
+    /// extras (a leaf's context is a word smaller). Caller holds the lock.
+    final var slots: [Int: SlotChildren] {
+        get { extras?.slots ?? [:] }
+        _modify {
+            if extras == nil {
+                // Nothing to keep: the caller's mutation starts from an empty dictionary, which is
+                // only stored (in new extras) if it leaves something.
+                var empty: [Int: SlotChildren] = [:]
+                defer { if !empty.isEmpty { ensuredExtras.slots = empty } }
+                yield &empty
+            } else {
+                yield &ensuredExtras.slots
+            }
+        }
+    }
+
+    /// The model's id, for matching new instances; nil for `ModelID`s (unique per instance). Read
+    /// from the current model rather than kept: most models never need it, and a custom id kept
+    /// here would be a boxed `AnyHashable` per model. Caller holds the lock (a custom `id` getter
+    /// runs under it).
+    final var idKey: AnyHashable? {
+        guard !schema.usesInstanceIdentity, let model else { return nil }
+        return anyHashableID(of: model)
+    }
 
     /// Whether the model is a root of its hierarchy (anchored by `withAnchor`, or a dependency).
     var isRoot: Bool { flags.contains(.isRoot) }
@@ -364,14 +385,10 @@ final class RegistrarBox: Sendable {
     let registrar = ObservationRegistrar()
 }
 
-/// A custom model id, boxed: most models use their `ModelID` and leave this out.
-final class IdentityKey: @unchecked Sendable {
-    // Safety: immutable.
-    let value: AnyHashable
-
-    init(_ value: AnyHashable) {
-        self.value = value
-    }
+/// The id of `model` as a dictionary key (the existential is opened, so `id` is read through
+/// the model's own conformance).
+private func anyHashableID<M: Model>(of model: M) -> AnyHashable {
+    AnyHashable(model.id)
 }
 
 /// Marks the context whose `onActivate` is running on this thread, so that work it starts is
