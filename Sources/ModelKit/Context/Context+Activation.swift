@@ -3,13 +3,13 @@
 extension Context {
     /// Calls `onActivate` once, then the `withActivation` handlers. Called without the lock.
     final func activate(_ handlers: [@Sendable (Any) -> Void]) {
-        let shouldActivate: Bool = lock.withShortLock {
-            guard state == .anchored else { return false }
+        let model: (any Model)? = lock.withShortLock {
+            guard state == .anchored else { return nil }
             state = .active
-            return true
+            return self.model
         }
-        guard shouldActivate else { return }
-        performActivation(handlers)
+        guard let model else { return }
+        performActivation(model, handlers)
     }
 
     /// Destructs this context and the children left without a place, parents first. Caller holds

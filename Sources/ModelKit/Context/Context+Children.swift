@@ -22,14 +22,10 @@ extension Hierarchy {
         )
         if let place { context.places.append(place) }
 
-        let cells = schema.cells(of: model)
         let conflict: Int? = unboundLock.withShortLock {
-            if let index = cells.firstIndex(where: { $0.isClaimed }) { return index }
-            box.bind(context)
-            for (index, cell) in cells.enumerated() {
-                cell.bind(to: context, index: index)
-            }
-            return nil
+            let conflict = schema.bindCells(of: model, to: context)
+            if conflict == nil { box.bind(context) }
+            return conflict
         }
         if let conflict {
             deferIssue(ModelIssue(

@@ -346,10 +346,10 @@ final class Context: @unchecked Sendable {
         return model
     }
 
-    /// Calls `onActivate` and the `withActivation` handlers. Called without the lock.
-    final func performActivation(_ handlers: [@Sendable (Any) -> Void]) {
-        guard let model = lock.withShortLock({ self.model }) else { return }
-        ActivationScope.current.withValue(ActivationScope(context: self)) {
+    /// Calls `onActivate` and the `withActivation` handlers on `model`, the current instance.
+    /// Called without the lock.
+    final func performActivation(_ model: any Model, _ handlers: [@Sendable (Any) -> Void]) {
+        ActivationScope.current.withValue(self) {
             model.onActivate()
             for handler in handlers {
                 handler(model)
@@ -393,12 +393,6 @@ private func anyHashableID<M: Model>(of model: M) -> AnyHashable {
 
 /// Marks the context whose `onActivate` is running on this thread, so that work it starts is
 /// known as activation work (the Tester cancels it at the end of a test).
-final class ActivationScope {
-    let context: Context
-
-    init(context: Context) {
-        self.context = context
-    }
-
-    static let current = ThreadLocal<ActivationScope>()
+enum ActivationScope {
+    static let current = ThreadLocal<Context>()
 }

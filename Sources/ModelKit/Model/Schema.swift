@@ -166,6 +166,33 @@ final class Schema<M: Model>: AnySchema, @unchecked Sendable {
         return properties.map { $0.cellOf(model) }
     }
 
+    /// Binds the cells of `model` to `context` (its new context), unless one of them belongs to a
+    /// context already: then nothing is bound and the index of the first such cell is returned.
+    /// Reads the cells in place, without collecting them. The caller holds `unboundLock`.
+    func bindCells(of model: M, to context: Context) -> Int? {
+        guard let cellOffsets else {
+            let cells = properties.map { $0.cellOf(model) }
+            if let index = cells.firstIndex(where: { $0.isClaimed }) { return index }
+            for (index, cell) in cells.enumerated() { cell.bind(to: context, index: index) }
+            return nil
+        }
+        return withUnsafePointer(to: model) { pointer -> Int? in
+            let raw = UnsafeRawPointer(pointer)
+            // The model value holds its cells for as long as this call: no retains needed.
+            func cell(_ offset: Int) -> Unmanaged<AnyCell> {
+                Unmanaged<AnyCell>.fromOpaque(raw.loadUnaligned(fromByteOffset: offset, as: UnsafeRawPointer.self))
+            }
+            for (index, offset) in cellOffsets.enumerated()
+            where cell(offset)._withUnsafeGuaranteedRef({ $0.isClaimed }) {
+                return index
+            }
+            for (index, offset) in cellOffsets.enumerated() {
+                cell(offset)._withUnsafeGuaranteedRef { $0.bind(to: context, index: index) }
+            }
+            return nil
+        }
+    }
+
     /// Finds where each property's storage reference sits in `instance`: the one word equal to the
     /// reference the key path yields. Any doubt (not found, found twice) falls back to key paths.
     private static func findCellOffsets(in instance: M, properties: [PropertyDescriptor<M>]) -> [Int]? {
