@@ -10,7 +10,7 @@ extension Hierarchy {
         inherited: DependencyValues,
         isRoot: Bool = false
     ) -> Context {
-        let schema = Schema<M>.shared(model)
+        let schema = ModelKit.schema(of: model)
         let box = model.node.box
         let modifiers = unboundLock.withShortLock { box.takeModifiers() }
         var dependencies = inherited

@@ -221,3 +221,14 @@ final class Schema<M: Model>: AnySchema, @unchecked Sendable {
 }
 
 private let schemaCache = Protected<[ObjectIdentifier: AnySchema]>([:])
+
+/// The schema of `M`, as ``Schema/shared(_:)`` returns it. A free function: calling the static
+/// method of the generic class instantiates `Schema<M>`'s metadata first (a lookup in the runtime's
+/// cache, ~330 instructions in unspecialized code such as anchoring), which a cached schema does
+/// not need.
+func schema<M: Model>(of model: M) -> Schema<M> {
+    if let cached = schemaCache.withLock({ $0[ObjectIdentifier(M.self)] }) {
+        return unsafeDowncast(cached, to: Schema<M>.self)
+    }
+    return Schema<M>.shared(model)
+}
