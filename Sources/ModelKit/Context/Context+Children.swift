@@ -12,7 +12,9 @@ extension Hierarchy {
     ) -> Context {
         let schema = ModelKit.schema(of: model)
         let box = model.node.box
-        let modifiers = unboundLock.withShortLock { box.takeModifiers() }
+        let modifiers = box.mayHaveModifiers
+            ? unboundLock.withShortLock { box.takeModifiers() }
+            : NodeBox.Modifiers()
         var dependencies = inherited
         for override in modifiers.dependencies {
             override(&dependencies)

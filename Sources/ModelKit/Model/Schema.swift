@@ -226,9 +226,27 @@ private let schemaCache = Protected<[ObjectIdentifier: AnySchema]>([:])
 /// method of the generic class instantiates `Schema<M>`'s metadata first (a lookup in the runtime's
 /// cache, ~330 instructions in unspecialized code such as anchoring), which a cached schema does
 /// not need.
+/// The last schema it returned is kept for the next call without a lock (a parent's children are
+/// usually of one type).
 func schema<M: Model>(of model: M) -> Schema<M> {
-    if let cached = schemaCache.withLock({ $0[ObjectIdentifier(M.self)] }) {
-        return unsafeDowncast(cached, to: Schema<M>.self)
+    let bits = lastSchemaBits.load(ordering: .acquiring)
+    if bits != 0 {
+        let last = Unmanaged<AnySchema>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
+        if last._withUnsafeGuaranteedRef({ $0.modelTypeID == ObjectIdentifier(M.self) }) {
+            return unsafeDowncast(last.takeUnretainedValue(), to: Schema<M>.self)
+        }
     }
-    return Schema<M>.shared(model)
+    let found: Schema<M>
+    if let cached = schemaCache.withLock({ $0[ObjectIdentifier(M.self)] }) {
+        found = unsafeDowncast(cached, to: Schema<M>.self)
+    } else {
+        found = Schema<M>.shared(model)
+    }
+    lastSchemaBits.store(UInt(bitPattern: Unmanaged.passUnretained(found).toOpaque()), ordering: .releasing)
+    return found
 }
+
+/// The schema `schema(of:)` returned last (`Unmanaged<AnySchema>` bits, 0 before the first call).
+/// Safety: held without a retain because no schema is ever freed (`schemaCache` keeps each one for
+/// the life of the process); a schema is immutable once built, and published by the release store.
+private let lastSchemaBits = Atomic<UInt>(0)
