@@ -30,6 +30,28 @@ import Testing
         #expect(root.rows.map(\.count) == (50..<100).map { -$0 })
     }
 
+    @Test func modelsOfTypesAnchoredInTurnUseTheirOwnSchemas() {
+        // Anchoring keeps the last schema it found; each type must still get its own.
+        for key in 0..<20 {
+            let row = KeyedRow(key: key, count: key).withAnchor()
+            let list = KeyedList(rows: [KeyedRow(key: key)]).withAnchor()
+            #expect(row.count == key)
+            #expect(list.rows.first?.lifetime == .anchored)
+        }
+    }
+
+    @Test func modifiersSetBeforeAnchoringAreTakenOnlyByTheirOwnModel() {
+        let activated = Locked<[Int]>([])
+        let plain = KeyedRow(key: 1)
+        let modified = KeyedRow(key: 2).withActivation { model in
+            let key = model.key
+            activated.withLock { $0.append(key) }
+        }
+        let list = KeyedList(rows: [plain, modified, KeyedRow(key: 3)]).withAnchor()
+        #expect(list.rows.allSatisfy { $0.lifetime == .anchored })
+        #expect(activated.value == [2])
+    }
+
     @Test func childWhoseIdChangedWhileLiveLeavesNoStaleEntry() async {
         await IssueCapture.run(matching: "KeyedList.rows") { capture in
             let root = KeyedList(rows: [KeyedRow(key: 1), KeyedRow(key: 2)]).withAnchor()
