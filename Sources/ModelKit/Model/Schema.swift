@@ -225,9 +225,8 @@ private let schemaCache = Protected<[ObjectIdentifier: AnySchema]>([:])
 /// The schema of `M`, as ``Schema/shared(_:)`` returns it. A free function: calling the static
 /// method of the generic class instantiates `Schema<M>`'s metadata first (a lookup in the runtime's
 /// cache, ~330 instructions in unspecialized code such as anchoring), which a cached schema does
-/// not need.
-/// The last schema it returned is kept for the next call without a lock (a parent's children are
-/// usually of one type).
+/// not need. The last schema it returned is kept for the next call, found without a lock (a
+/// parent's children are usually of one type).
 func schema<M: Model>(of model: M) -> Schema<M> {
     let bits = lastSchemaBits.load(ordering: .acquiring)
     if bits != 0 {
