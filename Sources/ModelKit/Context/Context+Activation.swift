@@ -3,13 +3,13 @@
 extension Context {
     /// Calls `onActivate` once, then the `withActivation` handlers. Called without the lock.
     final func activate(_ handlers: [@Sendable (Any) -> Void]) {
-        let shouldActivate: Bool = lock.withShortLock {
-            guard state == .anchored else { return false }
+        let model: (any Model)? = lock.withShortLock {
+            guard state == .anchored else { return nil }
             state = .active
-            return true
+            return self.model
         }
-        guard shouldActivate else { return }
-        performActivation(handlers)
+        guard let model else { return }
+        performActivation(model, handlers)
     }
 
     /// Destructs this context and the children left without a place, parents first. Caller holds
@@ -19,7 +19,9 @@ extension Context {
         state = .destructed
         hierarchy.structureVersion &+= 1
         hierarchy.eventListenerCount -= extras?.eventListeners.count ?? 0
-        batch.entries.append(TeardownBatch.Entry(work: extras?.takeWorkForTeardown(of: self) ?? .init()))
+        if let work = extras?.takeWorkForTeardown(of: self), !work.isEmpty {
+            batch.entries.append(TeardownBatch.Entry(work: work))
+        }
         for index in schema.childSlotIndices {
             guard let slot = slots[index] else { continue }
             for child in slot.list {
@@ -43,7 +45,7 @@ extension Context {
                 cell.retire()
             }
         }
-        batch.releasedModels.append(takeModel())
+        if let model = takeModel() { batch.releasedModels.append(model) }
     }
 }
 
@@ -54,10 +56,11 @@ struct TeardownBatch {
     }
 
     var entries: [Entry] = []
-    /// Model values dropped by destructed contexts, released after the work.
-    var releasedModels: [Any?] = []
+    /// Model values dropped by destructed contexts, released after the work (their release may
+    /// free the contexts, and values that run code in their deinit).
+    var releasedModels: [any Model] = []
 
-    var isEmpty: Bool { entries.isEmpty }
+    var isEmpty: Bool { entries.isEmpty && releasedModels.isEmpty }
 
     func perform() {
         for entry in entries {

@@ -10,9 +10,11 @@ extension Hierarchy {
         inherited: DependencyValues,
         isRoot: Bool = false
     ) -> Context {
-        let schema = Schema<M>.shared(model)
+        let schema = ModelKit.schema(of: model)
         let box = model.node.box
-        let modifiers = unboundLock.withShortLock { box.takeModifiers() }
+        let modifiers = box.mayHaveModifiers
+            ? unboundLock.withShortLock { box.takeModifiers() }
+            : NodeBox.Modifiers()
         var dependencies = inherited
         for override in modifiers.dependencies {
             override(&dependencies)
@@ -21,17 +23,11 @@ extension Hierarchy {
             hierarchy: self, schema: schema, dependencies: dependencies, state: .anchored, isRoot: isRoot, model: model
         )
         if let place { context.places.append(place) }
-        // A `ModelID` is unique per instance: such models never need matching by id.
-        context.identity = schema.usesInstanceIdentity ? nil : TypedIdentityKey(model.id)
 
-        let cells = schema.cells(of: model)
         let conflict: Int? = unboundLock.withShortLock {
-            if let index = cells.firstIndex(where: { $0.isClaimed }) { return index }
-            box.bind(context)
-            for (index, cell) in cells.enumerated() {
-                cell.bind(to: context, index: index)
-            }
-            return nil
+            let conflict = schema.bindCells(of: model, to: context)
+            if conflict == nil { box.bind(context) }
+            return conflict
         }
         if let conflict {
             deferIssue(ModelIssue(
@@ -131,9 +127,7 @@ extension Context {
         sink.clearIssues()
 
         for child in unmatched where !child.isKept(in: stamp) {
-            if let key = child.idKey, existing.byID[key] === child {
-                existing.byID[key] = nil
-            }
+            existing.forget(child)
             child.removePlace(parent: self, slot: index)
         }
 

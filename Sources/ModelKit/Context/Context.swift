@@ -46,8 +46,11 @@ import Synchronization
 @usableFromInline
 final class Context: @unchecked Sendable {
     @usableFromInline let hierarchy: Hierarchy
-    /// `hierarchy.lock`, one load closer to the access path.
-    @usableFromInline let lock: RankedLock
+    /// `hierarchy.lock`: the hierarchy itself, so no load more than the hierarchy.
+    @inlinable
+    final var lock: RankedLock {
+        @inline(__always) get { hierarchy }
+    }
     let schema: AnySchema
     /// The overrides this model's dependencies resolve against (see ``dependencies``).
     let dependencyStorage: DependencyValues.Storage
@@ -56,7 +59,7 @@ final class Context: @unchecked Sendable {
     private let registrarBits = Atomic<UInt>(0)
 
     // Safety: every field below is guarded by the hierarchy lock. The small fields follow
-    // `places`, whose last field is 2 bytes wide, so that all of them fill its tail.
+    // `places` (10 bytes), so that together they take two words.
     @exclusivity(unchecked) var places = PlaceList()
     @exclusivity(unchecked) var state: ContextState
     @usableFromInline @exclusivity(unchecked) var flags: ContextFlags
@@ -65,22 +68,15 @@ final class Context: @unchecked Sendable {
     /// Where this context stands in the hierarchy's current reconciliation pass (see
     /// `isMarked(in:)` and `isKept(in:)`).
     @exclusivity(unchecked) private var reconcileMark: UInt64 = 0
-    @exclusivity(unchecked) var slots: [Int: SlotChildren] = [:]
-    /// The model's id, for matching new instances; nil for `ModelID`s (unique per instance).
-    var idKey: AnyHashable? { identity?.value }
-    /// The model's id, typed (`TypedIdentityKey`) for the in-order match of continuity; nil for
-    /// `ModelID`s.
-    @exclusivity(unchecked) var identity: IdentityKey?
     @exclusivity(unchecked) var extras: ContextExtras?
     /// The current model instance; nil once destructed, and for frozen copies and stand-ins.
-    @exclusivity(unchecked) var model: (any Model)?
+    @usableFromInline @exclusivity(unchecked) var model: (any Model)?
 
     init(
         hierarchy: Hierarchy, schema: AnySchema, dependencies: DependencyValues, state: ContextState,
         isRoot: Bool, model: (any Model)?
     ) {
         self.hierarchy = hierarchy
-        self.lock = hierarchy.lock
         self.schema = schema
         self.dependencyStorage = dependencies.storage
         self.state = state
@@ -119,6 +115,48 @@ final class Context: @unchecked Sendable {
     }
 
 
+
+    /// The children of each child slot that has some. Only parents have them, so they live in the
+    /// extras (a leaf's context is a word smaller). Caller holds the lock.
+    final var slots: [Int: SlotChildren] {
+        get { extras?.slots ?? [:] }
+        _modify {
+            if extras == nil {
+                // Nothing to keep: the caller's mutation starts from an empty dictionary, which is
+                // only stored (in new extras) if it leaves something.
+                var empty: [Int: SlotChildren] = [:]
+                defer { if !empty.isEmpty { ensuredExtras.slots = empty } }
+                yield &empty
+            } else {
+                yield &ensuredExtras.slots
+            }
+        }
+    }
+
+    /// The model's id, for matching new instances; nil for `ModelID`s (unique per instance). Read
+    /// from the current model rather than kept: most models never need it, and a custom id kept
+    /// here would be a boxed `AnyHashable` per model. Caller holds the lock (a custom `id` getter
+    /// runs under it).
+    final var idKey: AnyHashable? {
+        guard !schema.usesInstanceIdentity, let model else { return nil }
+        return anyHashableID(of: model)
+    }
+
+    /// Whether the model, of type `M` (the caller checked the schema), has the id `id`: the in-order
+    /// match of same-id continuity, specialized for `M` where the visit is. Caller holds the lock.
+    @inlinable
+    final func modelHasID<M: Model>(_ id: M.ID, as type: M.Type) -> Bool {
+        guard let model else { return false }
+        return Self.id(of: model, equals: id)
+    }
+
+    /// Whether `live` (the model opened from its existential) has the id `id`.
+    @inlinable
+    static func id<Live: Model, ID: Hashable>(of live: Live, equals id: ID) -> Bool {
+        guard Live.ID.self == ID.self else { return false }
+        // The memory holds a `Live.ID`, which is `ID`.
+        return withUnsafePointer(to: live.id) { UnsafeRawPointer($0).assumingMemoryBound(to: ID.self).pointee == id }
+    }
 
     /// Whether the model is a root of its hierarchy (anchored by `withAnchor`, or a dependency).
     var isRoot: Bool { flags.contains(.isRoot) }
@@ -324,10 +362,10 @@ final class Context: @unchecked Sendable {
         return model
     }
 
-    /// Calls `onActivate` and the `withActivation` handlers. Called without the lock.
-    final func performActivation(_ handlers: [@Sendable (Any) -> Void]) {
-        guard let model = lock.withShortLock({ self.model }) else { return }
-        ActivationScope.current.withValue(ActivationScope(context: self)) {
+    /// Calls `onActivate` and the `withActivation` handlers on `model`, the current instance.
+    /// Called without the lock.
+    final func performActivation(_ model: any Model, _ handlers: [@Sendable (Any) -> Void]) {
+        ActivationScope.current.withValue(self) {
             model.onActivate()
             for handler in handlers {
                 handler(model)
@@ -363,22 +401,14 @@ final class RegistrarBox: Sendable {
     let registrar = ObservationRegistrar()
 }
 
-/// A custom model id: most models use their `ModelID` and leave this out. Always a
-/// `TypedIdentityKey` (Model/ModelID.swift), which keeps it typed.
-@usableFromInline
-class IdentityKey: @unchecked Sendable {
-    /// The id, boxed for matching by id (made on demand: only reordered children need it).
-    var value: AnyHashable { fatalError("abstract") }
+/// The id of `model` as a dictionary key (the existential is opened, so `id` is read through
+/// the model's own conformance).
+private func anyHashableID<M: Model>(of model: M) -> AnyHashable {
+    AnyHashable(model.id)
 }
 
 /// Marks the context whose `onActivate` is running on this thread, so that work it starts is
 /// known as activation work (the Tester cancels it at the end of a test).
-final class ActivationScope {
-    let context: Context
-
-    init(context: Context) {
-        self.context = context
-    }
-
-    static let current = ThreadLocal<ActivationScope>()
+enum ActivationScope {
+    static let current = ThreadLocal<Context>()
 }

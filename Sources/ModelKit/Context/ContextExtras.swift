@@ -19,6 +19,8 @@ final class ContextExtras {
     @exclusivity(unchecked) var eventListeners: [EventListener] = []
     /// See `Context.undoTracking`.
     @exclusivity(unchecked) var undoTracking: UndoTracking?
+    /// See `Context.slots`.
+    @exclusivity(unchecked) var slots: [Int: SlotChildren] = [:]
 
     /// One running task or registered `onCancel` handler.
     struct WorkEntry {
@@ -35,6 +37,9 @@ final class ContextExtras {
         var tasks: [Task<Void, Never>] = []
         var onCancel: [@Sendable () -> Void] = []
         var finishers: [@Sendable () -> Void] = []
+
+        /// Whether there is nothing to do.
+        var isEmpty: Bool { tasks.isEmpty && onCancel.isEmpty && finishers.isEmpty }
 
         func perform() {
             for task in tasks { task.cancel() }

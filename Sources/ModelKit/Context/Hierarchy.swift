@@ -3,8 +3,12 @@
 import Synchronization
 
 @usableFromInline
-package final class Hierarchy: @unchecked Sendable {
-    let lock: RankedLock
+package final class Hierarchy: RankedLock, @unchecked Sendable {
+    /// The hierarchy lock: the hierarchy itself (see `RankedLock`).
+    @inlinable
+    var lock: RankedLock {
+        @inline(__always) get { self }
+    }
     let testing: TestingSupport?
 
     // Safety: every field below is guarded by `lock`.
@@ -59,7 +63,7 @@ package final class Hierarchy: @unchecked Sendable {
 
     init(testing: TestingSupport? = nil, lockRank: RankedLock.Rank = .hierarchy) {
         self.testing = testing
-        self.lock = RankedLock(rank: lockRank)
+        super.init(rank: lockRank)
     }
 
     // MARK: Sections

@@ -19,36 +19,68 @@ struct Place {
     var slot: Int { Int(slotIndex) }
 }
 
-/// The places of a context: almost always one, stored inline; a shared model has more.
+/// The places of a context: almost always one, stored inline; a shared model has more, in an array.
+/// Ten bytes, so that the context's small fields fill the rest of its word.
 struct PlaceList: RandomAccessCollection {
-    // `first` last: its 6 bytes of tail padding hold the context's small fields.
-    private var others: [Place] = []
-    private var first: Place?
+    private enum Storage {
+        case none
+        case one(Place)
+        /// Two or more.
+        case many([Place])
+    }
+
+    private var storage = Storage.none
 
     init() {}
 
     var startIndex: Int { 0 }
-    var endIndex: Int { first == nil ? 0 : 1 + others.count }
+
+    var endIndex: Int {
+        switch storage {
+        case .none: 0
+        case .one: 1
+        case .many(let places): places.count
+        }
+    }
 
     subscript(position: Int) -> Place {
-        position == 0 ? first! : others[position - 1]
+        switch storage {
+        case .one(let place) where position == 0: place
+        case .many(let places): places[position]
+        default: preconditionFailure("ModelKit internal error: place \(position) out of range")
+        }
     }
 
     mutating func append(_ place: Place) {
-        if first == nil { first = place } else { others.append(place) }
+        switch storage {
+        case .none:
+            storage = .one(place)
+        case .one(let first):
+            storage = .many([first, place])
+        case .many(var places):
+            // Emptied first, so that the array is uniquely referenced and grows in place.
+            storage = .none
+            places.append(place)
+            storage = .many(places)
+        }
     }
 
     mutating func remove(at position: Int) {
-        if position == 0 {
-            first = others.isEmpty ? nil : others.removeFirst()
-        } else {
-            others.remove(at: position - 1)
+        switch storage {
+        case .none:
+            preconditionFailure("ModelKit internal error: removed a place from an empty list")
+        case .one:
+            precondition(position == 0, "ModelKit internal error: place \(position) out of range")
+            storage = .none
+        case .many(var places):
+            storage = .none
+            places.remove(at: position)
+            storage = places.count == 1 ? .one(places[0]) : .many(places)
         }
     }
 
     mutating func removeAll() {
-        first = nil
-        others = []
+        storage = .none
     }
 }
 
@@ -56,4 +88,15 @@ struct PlaceList: RandomAccessCollection {
 struct SlotChildren {
     var list: [Context] = []
     var byID: [AnyHashable: Context] = [:]
+
+    /// Removes `child`'s entry from `byID`. The key is the child's id read now; an id that changed
+    /// while the child was live (a custom `id` computed from mutable state) is found by a scan.
+    mutating func forget(_ child: Context) {
+        guard let key = child.idKey else { return }
+        if byID[key] === child {
+            byID[key] = nil
+        } else if let entry = byID.first(where: { $0.value === child }) {
+            byID[entry.key] = nil
+        }
+    }
 }

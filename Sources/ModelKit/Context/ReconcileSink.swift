@@ -118,7 +118,7 @@ final class ReconcileSink: VisitSink {
                     return true
                 }
                 // A model not anchored yet may be a new instance continuing the expected child:
-                // the visit matches its id (`expectedIdentity`, `continueExpected`).
+                // the visit matches its id (`expectedChild`, `continueExpected`).
                 if bits == 0 { return false }
             }
             diverge()
@@ -139,13 +139,13 @@ final class ReconcileSink: VisitSink {
         for child in previous[prefixCount...] { child.mark(in: stamp) }
     }
 
-    override func expectedIdentity(of type: ObjectIdentifier) -> Unmanaged<IdentityKey>? {
+    override func expectedChild(of type: ObjectIdentifier) -> Unmanaged<Context>? {
         guard !diverged, prefixCount < previous.count else { return nil }
         let expected = previous[prefixCount]
-        guard expected.schema.modelTypeID == type, let identity = expected.identity else { return nil }
-        // Safety: a context's identity is set once, when it is anchored, and `previous` keeps the
-        // context for the whole visit: the key outlives the caller's use of it.
-        return Unmanaged.passUnretained(identity)
+        guard expected.schema.modelTypeID == type, !expected.schema.usesInstanceIdentity else { return nil }
+        // Safety: `previous` keeps the context for the whole visit, which outlives the caller's
+        // use of it.
+        return Unmanaged.passUnretained(expected)
     }
 
     /// The in-order refresh: `model` has the id of the next expected child, so it continues that

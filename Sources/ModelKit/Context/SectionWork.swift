@@ -88,11 +88,12 @@ struct PendingChange {
     }
 }
 
-/// Something to do once a section's lock is released.
+/// Something to do once a section's lock is released. Two words and a tag: a section that anchors
+/// many models queues an activation for each, and an unboxed issue would make every entry ~90 bytes.
 enum SectionAction {
     case activate(Context, [@Sendable (Any) -> Void])
     case teardown(TeardownBatch)
-    case issue(ModelIssue)
+    indirect case issue(ModelIssue)
     case run(@Sendable () -> Void)
 }
 

@@ -79,8 +79,13 @@ extension Protected where State: Sendable {
 /// Lock order: every lock has a ``Rank``; a thread may only take a lock of a higher rank than every
 /// lock it holds (a hierarchy, then the unbound lock, then the frozen copies' lock). Debug builds
 /// check this on every acquisition and report a violation as a ModelKit issue.
+///
+/// A `Hierarchy` is its own lock (a subclass), so that a context reaches the lock in the same load
+/// as its hierarchy; every member is final.
 @usableFromInline
-package final class RankedLock: Sendable {
+package class RankedLock: @unchecked Sendable {
+    // Safety: every stored property is immutable, a `Mutex` or atomic (what `Sendable` checked
+    // while the class was final); subclasses guard their own state with this lock.
     /// The place of a lock in the lock order.
     package enum Rank: Int, Sendable, CustomStringConvertible {
         case hierarchy = 0
@@ -108,7 +113,7 @@ package final class RankedLock: Sendable {
     }
 
     @inline(__always)
-    package func lock() {
+    package final func lock() {
         #if DEBUG
         LockOrder.willAcquire(self)
         #endif
@@ -120,7 +125,7 @@ package final class RankedLock: Sendable {
     }
 
     @inline(__always)
-    package func unlock() {
+    package final func unlock() {
         #if DEBUG
         LockOrder.didRelease(self)
         #endif
@@ -130,18 +135,18 @@ package final class RankedLock: Sendable {
 
     /// Whether the calling thread holds this lock for a section.
     @inline(__always)
-    package var isHeldByCurrentThread: Bool {
+    package final var isHeldByCurrentThread: Bool {
         holder.load(ordering: .relaxed) == currentThreadID()
     }
 
     @inline(__always)
-    package func lockForSection() {
+    package final func lockForSection() {
         lock()
         holder.store(currentThreadID(), ordering: .relaxed)
     }
 
     @inline(__always)
-    package func unlockSection() {
+    package final func unlockSection() {
         holder.store(0, ordering: .relaxed)
         unlock()
     }
@@ -153,7 +158,7 @@ package final class RankedLock: Sendable {
     /// failed `Mutex` try-lock is a system call, and the usual holder is this very thread, reading
     /// inside its own section (an observer's key path evaluated for the commit it observes).
     @inlinable @inline(__always)
-    package func tryLockForRead() -> Bool {
+    package final func tryLockForRead() -> Bool {
         #if DEBUG
         checkOrderForRead()
         #endif
@@ -166,13 +171,13 @@ package final class RankedLock: Sendable {
     /// Debug builds: a read takes the lock briefly without bookkeeping, but must still respect the
     /// lock order.
     @usableFromInline
-    func checkOrderForRead() {
+    final func checkOrderForRead() {
         LockOrder.willAcquire(self)
     }
     #endif
 
     @inlinable @inline(__always)
-    package func unlockAfterRead() {
+    package final func unlockAfterRead() {
         handoff.release()
         mutex._unsafeUnlock()
     }
@@ -187,13 +192,13 @@ package final class RankedLock: Sendable {
     /// but the caller's own bookkeeping (a stream's buffer). Leaf sections are not part of the
     /// lock order, so they need no bookkeeping either.
     @inlinable @inline(__always)
-    package func lockLeaf() {
+    package final func lockLeaf() {
         mutex._unsafeLock()
         handoff.acquire()
     }
 
     @inlinable @inline(__always)
-    package func unlockLeaf() {
+    package final func unlockLeaf() {
         handoff.release()
         mutex._unsafeUnlock()
     }
@@ -201,7 +206,7 @@ package final class RankedLock: Sendable {
     /// The read path's slow case: returns false when this thread already holds the lock for a
     /// section (read under that hold), else waits for the lock and returns true.
     @usableFromInline
-    package func lockForReadSlow() -> Bool {
+    package final func lockForReadSlow() -> Bool {
         if isHeldByCurrentThread { return false }
         mutex._unsafeLock()
         handoff.acquire()
@@ -210,7 +215,7 @@ package final class RankedLock: Sendable {
 
     /// Runs `body` holding the lock for a short section (no user code inside).
     @inline(__always)
-    package func withShortLock<R>(_ body: () throws -> R) rethrows -> R {
+    package final func withShortLock<R>(_ body: () throws -> R) rethrows -> R {
         if isHeldByCurrentThread { return try body() }
         lock()
         defer { unlock() }

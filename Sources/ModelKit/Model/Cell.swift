@@ -251,7 +251,8 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
         let bits = bindingBits.load(ordering: .acquiring)
         guard bits != 0 else { return readUnbound() }
         return Self.context(bits)._withUnsafeGuaranteedRef { context in
-            let lock = context.lock
+            // The stored hierarchy (the lock itself), borrowed: the computed `lock` would be retained.
+            let lock = context.hierarchy
             let result: Value
             if lock.tryLockForRead() {
                 result = value

@@ -46,10 +46,10 @@ public struct ContainerVisitor {
         // The refresh: a new instance with the id of the child expected here continues it. The
         // ids are compared here, in code specialized for `M`, without hashing; the continuation
         // reads the new instance's storage where the schema found it, without generics when it can.
-        // The downcast holds: the sink answers only for a child of type `M`, whose context keeps
-        // the `TypedIdentityKey<M.ID>` made when it was anchored (and keeps it alive).
-        if let key = sink.expectedIdentity(of: ObjectIdentifier(M.self)),
-           key._withUnsafeGuaranteedRef({ unsafeDowncast($0, to: TypedIdentityKey<M.ID>.self).id == model.id }),
+        // The sink answers only for a child of type `M` with an id of its own, and keeps its
+        // context alive during the visit.
+        if let expected = sink.expectedChild(of: ObjectIdentifier(M.self)),
+           expected._withUnsafeGuaranteedRef({ $0.modelHasID(model.id, as: M.self) }),
            withUnsafePointer(to: model, { sink.continueExpected(at: UnsafeRawPointer($0), box: box) })
             || sink.continueExpected(model) {
             return
@@ -191,19 +191,18 @@ class VisitSink {
     @usableFromInline
     func visitKnown(_ box: Unmanaged<NodeBox>) -> Bool { false }
 
-    /// The id of the live child the sink expects next, when it is a model of the type `type`
-    /// identifies, with an id of its own (a `TypedIdentityKey` of that type's `ID`, which the
-    /// child's context keeps alive during the visit); nil otherwise. Asked for a model that
-    /// ``visitKnown(_:)`` did not settle.
+    /// The context of the live child the sink expects next, when it is a model of the type `type`
+    /// identifies, with an id of its own (the sink keeps the context alive during the visit); nil
+    /// otherwise. Asked for a model that ``visitKnown(_:)`` did not settle.
     @usableFromInline
-    func expectedIdentity(of type: ObjectIdentifier) -> Unmanaged<IdentityKey>? { nil }
+    func expectedChild(of type: ObjectIdentifier) -> Unmanaged<Context>? { nil }
 
-    /// Continues the child ``expectedIdentity(of:)`` described with `model`, a new instance with
+    /// Continues the child ``expectedChild(of:)`` described with `model`, a new instance with
     /// its id; false to visit the model in full.
     @usableFromInline
     func continueExpected<M: Model>(_ model: M) -> Bool { false }
 
-    /// ``continueExpected(_:)`` for the model value at `model` (of the type `expectedIdentity(of:)`
+    /// ``continueExpected(_:)`` for the model value at `model` (of the type `expectedChild(of:)`
     /// was asked about), whose box is `box`, when the sink can continue it without its type; false
     /// to call ``continueExpected(_:)``.
     @usableFromInline

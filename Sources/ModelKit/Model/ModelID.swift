@@ -22,19 +22,3 @@ public struct ModelID: Hashable, Sendable, CustomStringConvertible {
 
     public var description: String { "ModelID(\(rawValue))" }
 }
-
-/// A model's own `id` (not a `ModelID`), as its context keeps it: typed, so that the in-order
-/// match of continuity (`ContainerVisitor.visit(_:)`) compares it with a new instance's id in
-/// code specialized for the model's type, and boxed on demand (`value`) for the matching by id of
-/// reordered children.
-@usableFromInline
-final class TypedIdentityKey<ID: Hashable>: IdentityKey, @unchecked Sendable {
-    // Safety: immutable.
-    @usableFromInline let id: ID
-
-    init(_ id: ID) {
-        self.id = id
-    }
-
-    override var value: AnyHashable { AnyHashable(id) }
-}

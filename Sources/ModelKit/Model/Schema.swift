@@ -166,6 +166,33 @@ final class Schema<M: Model>: AnySchema, @unchecked Sendable {
         return properties.map { $0.cellOf(model) }
     }
 
+    /// Binds the cells of `model` to `context` (its new context), unless one of them belongs to a
+    /// context already: then nothing is bound and the index of the first such cell is returned.
+    /// Reads the cells in place, without collecting them. The caller holds `unboundLock`.
+    func bindCells(of model: M, to context: Context) -> Int? {
+        guard let cellOffsets else {
+            let cells = properties.map { $0.cellOf(model) }
+            if let index = cells.firstIndex(where: { $0.isClaimed }) { return index }
+            for (index, cell) in cells.enumerated() { cell.bind(to: context, index: index) }
+            return nil
+        }
+        return withUnsafePointer(to: model) { pointer -> Int? in
+            let raw = UnsafeRawPointer(pointer)
+            // The model value holds its cells for as long as this call: no retains needed.
+            func cell(_ offset: Int) -> Unmanaged<AnyCell> {
+                Unmanaged<AnyCell>.fromOpaque(raw.loadUnaligned(fromByteOffset: offset, as: UnsafeRawPointer.self))
+            }
+            for (index, offset) in cellOffsets.enumerated()
+            where cell(offset)._withUnsafeGuaranteedRef({ $0.isClaimed }) {
+                return index
+            }
+            for (index, offset) in cellOffsets.enumerated() {
+                cell(offset)._withUnsafeGuaranteedRef { $0.bind(to: context, index: index) }
+            }
+            return nil
+        }
+    }
+
     /// Finds where each property's storage reference sits in `instance`: the one word equal to the
     /// reference the key path yields. Any doubt (not found, found twice) falls back to key paths.
     private static func findCellOffsets(in instance: M, properties: [PropertyDescriptor<M>]) -> [Int]? {
@@ -194,3 +221,31 @@ final class Schema<M: Model>: AnySchema, @unchecked Sendable {
 }
 
 private let schemaCache = Protected<[ObjectIdentifier: AnySchema]>([:])
+
+/// The schema of `M`, as ``Schema/shared(_:)`` returns it. A free function: calling the static
+/// method of the generic class instantiates `Schema<M>`'s metadata first (a lookup in the runtime's
+/// cache, ~330 instructions in unspecialized code such as anchoring), which a cached schema does
+/// not need. The last schema it returned is kept for the next call, found without a lock (a
+/// parent's children are usually of one type).
+func schema<M: Model>(of model: M) -> Schema<M> {
+    let bits = lastSchemaBits.load(ordering: .acquiring)
+    if bits != 0 {
+        let last = Unmanaged<AnySchema>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
+        if last._withUnsafeGuaranteedRef({ $0.modelTypeID == ObjectIdentifier(M.self) }) {
+            return unsafeDowncast(last.takeUnretainedValue(), to: Schema<M>.self)
+        }
+    }
+    let found: Schema<M>
+    if let cached = schemaCache.withLock({ $0[ObjectIdentifier(M.self)] }) {
+        found = unsafeDowncast(cached, to: Schema<M>.self)
+    } else {
+        found = Schema<M>.shared(model)
+    }
+    lastSchemaBits.store(UInt(bitPattern: Unmanaged.passUnretained(found).toOpaque()), ordering: .releasing)
+    return found
+}
+
+/// The schema `schema(of:)` returned last (`Unmanaged<AnySchema>` bits, 0 before the first call).
+/// Safety: held without a retain because no schema is ever freed (`schemaCache` keeps each one for
+/// the life of the process); a schema is immutable once built, and published by the release store.
+private let lastSchemaBits = Atomic<UInt>(0)

@@ -6,8 +6,13 @@ import Synchronization
 final class NodeBox: @unchecked Sendable {
     let id: ModelID
 
-    /// The bound context (`Unmanaged` bits), 0 before anchoring.
+    /// The bound context (`Unmanaged` bits) once anchored; before, 0, or 1 while modifiers are set
+    /// (so that anchoring a model without any takes no lock to find none). Never a context's bits
+    /// before `bind`, so identity checks against a context need no masking.
     @usableFromInline let contextBits = Atomic<UInt>(0)
+
+    /// `contextBits` of an unbound box with modifiers.
+    private static let modifiedBits: UInt = 1
 
     /// Before anchoring: the modifiers set so far; after: the context, kept alive for `contextBits`.
     private enum Storage {
@@ -25,7 +30,7 @@ final class NodeBox: @unchecked Sendable {
 
     var context: Context? {
         let bits = contextBits.load(ordering: .acquiring)
-        guard bits != 0 else { return nil }
+        guard bits > Self.modifiedBits else { return nil }
         return Unmanaged<Context>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
             .takeUnretainedValue()
     }
@@ -59,14 +64,25 @@ final class NodeBox: @unchecked Sendable {
             }
             body(&list.modifiers)
             storage = .modified(list)
+            contextBits.store(Self.modifiedBits, ordering: .relaxed)
             return true
         }
+    }
+
+    /// Whether modifiers may have been set: false means none were (as of this load), so anchoring
+    /// skips ``takeModifiers()`` and its lock. A modifier set by another thread while this model is
+    /// being anchored is a race either way (it is lost once the box is bound).
+    var mayHaveModifiers: Bool {
+        contextBits.load(ordering: .relaxed) == Self.modifiedBits
     }
 
     /// The modifiers, emptied. The caller holds `unboundLock`.
     func takeModifiers() -> Modifiers {
         guard case .modified(let list) = storage else { return Modifiers() }
         storage = .unmodified
+        if contextBits.load(ordering: .relaxed) == Self.modifiedBits {
+            contextBits.store(0, ordering: .relaxed)
+        }
         return list.modifiers
     }
 

@@ -11,7 +11,7 @@ extension Context {
         isTask: Bool, onCancel: (@Sendable () -> Void)?, location: SourceLocation
     ) -> Int? {
         let ids = CancellationScope.ids
-        let fromActivation = ActivationScope.current.value?.context === self
+        let fromActivation = ActivationScope.current.value === self
         return lock.withShortLock {
             guard state.isLive else { return nil }
             let extras = ensuredExtras
