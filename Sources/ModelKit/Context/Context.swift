@@ -146,16 +146,17 @@ final class Context: @unchecked Sendable {
     /// match of same-id continuity, specialized for `M` where the visit is. Caller holds the lock.
     @inlinable
     final func modelHasID<M: Model>(_ id: M.ID, as type: M.Type) -> Bool {
-        guard let model else { return false }
-        return Self.id(of: model, equals: id)
+        guard let model, let liveID = Self.id(of: model, as: M.ID.self) else { return false }
+        return liveID == id
     }
 
-    /// Whether `live` (the model opened from its existential) has the id `id`.
+    /// The id of `live` (the model opened from its existential) as an `ID`, nil when its id is of
+    /// another type. Only the id's getter runs unspecialized; the caller compares.
     @inlinable
-    static func id<Live: Model, ID: Hashable>(of live: Live, equals id: ID) -> Bool {
-        guard Live.ID.self == ID.self else { return false }
-        // The memory holds a `Live.ID`, which is `ID`.
-        return withUnsafePointer(to: live.id) { UnsafeRawPointer($0).assumingMemoryBound(to: ID.self).pointee == id }
+    static func id<Live: Model, ID>(of live: Live, as type: ID.Type) -> ID? {
+        guard Live.ID.self == ID.self else { return nil }
+        // The same type: the cast only renames it.
+        return unsafeBitCast(live.id, to: ID.self)
     }
 
     /// Whether the model is a root of its hierarchy (anchored by `withAnchor`, or a dependency).
