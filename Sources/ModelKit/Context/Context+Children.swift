@@ -74,7 +74,7 @@ extension Context {
         // marks of any context met there too (a model shared between this slot and a new child's).
         let (keptList, unmatched) = sink.takeKept()
         var list = keptList
-        var addedIDs: Set<AnyHashable> = []
+        var addedIDs: Set<IDKey> = []
         var anchoring: Set<ObjectIdentifier> = []
         var pending: [(position: Int, work: PendingPlacement)] = []
         for (position, entry) in sink.others {
@@ -199,7 +199,8 @@ extension Context {
         list = result
     }
 
-    private final func reportDuplicate(_ id: AnyHashable, slot index: Int) {
+    private final func reportDuplicate(_ key: IDKey, slot index: Int) {
+        let id = key.id
         hierarchy.deferIssue(ModelIssue(
             "\(typeName).\(schema.name(index)) holds two different models with the id \(id); the second was not anchored.",
             fixes: [

@@ -137,9 +137,9 @@ final class Context: @unchecked Sendable {
     /// from the current model rather than kept: most models never need it, and a custom id kept
     /// here would be a boxed `AnyHashable` per model. Caller holds the lock (a custom `id` getter
     /// runs under it).
-    final var idKey: AnyHashable? {
+    final var idKey: IDKey? {
         guard !schema.usesInstanceIdentity, let model else { return nil }
-        return anyHashableID(of: model)
+        return IDKey(anyHashableID(of: model))
     }
 
     /// Whether the model, of type `M` (the caller checked the schema), has the id `id`: the in-order

@@ -11,10 +11,10 @@ final class ReconcileSink: VisitSink {
     class InitialModel {
         let box: NodeBox
         /// The id to match live children with; nil for `ModelID`s, which no other instance shares.
-        let id: AnyHashable?
+        let id: IDKey?
         let schema: AnySchema
 
-        init(box: NodeBox, id: AnyHashable?, schema: AnySchema) {
+        init(box: NodeBox, id: IDKey?, schema: AnySchema) {
             self.box = box
             self.id = id
             self.schema = schema
@@ -34,7 +34,7 @@ final class ReconcileSink: VisitSink {
 
         init(_ model: M, box: NodeBox, schema: Schema<M>) {
             self.model = model
-            super.init(box: box, id: schema.usesInstanceIdentity ? nil : AnyHashable(model.id), schema: schema)
+            super.init(box: box, id: schema.usesInstanceIdentity ? nil : IDKey(AnyHashable(model.id)), schema: schema)
         }
 
         override func anchor(_ hierarchy: Hierarchy, _ place: Place, _ dependencies: DependencyValues) -> Context {
