@@ -133,32 +133,6 @@ final class Context: @unchecked Sendable {
         }
     }
 
-    /// The model's id, for matching new instances; nil for `ModelID`s (unique per instance). Read
-    /// from the current model rather than kept: most models never need it, and a custom id kept
-    /// here would be a boxed `AnyHashable` per model. Caller holds the lock (a custom `id` getter
-    /// runs under it).
-    final var idKey: IDKey? {
-        guard !schema.usesInstanceIdentity, let model else { return nil }
-        return IDKey(anyHashableID(of: model))
-    }
-
-    /// Whether the model, of type `M` (the caller checked the schema), has the id `id`: the in-order
-    /// match of same-id continuity, specialized for `M` where the visit is. Caller holds the lock.
-    @inlinable
-    final func modelHasID<M: Model>(_ id: M.ID, as type: M.Type) -> Bool {
-        guard let model, let liveID = Self.id(of: model, as: M.ID.self) else { return false }
-        return liveID == id
-    }
-
-    /// The id of `live` (the model opened from its existential) as an `ID`, nil when its id is of
-    /// another type. Only the id's getter runs unspecialized; the caller compares.
-    @inlinable
-    static func id<Live: Model, ID>(of live: Live, as type: ID.Type) -> ID? {
-        guard Live.ID.self == ID.self else { return nil }
-        // The same type: the cast only renames it.
-        return unsafeBitCast(live.id, to: ID.self)
-    }
-
     /// Whether the model is a root of its hierarchy (anchored by `withAnchor`, or a dependency).
     var isRoot: Bool { flags.contains(.isRoot) }
 
@@ -400,12 +374,6 @@ struct ContextFlags: OptionSet, Sendable {
 /// Holds a context's Observation registrar (created on the first tracked read).
 final class RegistrarBox: Sendable {
     let registrar = ObservationRegistrar()
-}
-
-/// The id of `model` as a dictionary key (the existential is opened, so `id` is read through
-/// the model's own conformance).
-private func anyHashableID<M: Model>(of model: M) -> AnyHashable {
-    AnyHashable(model.id)
 }
 
 /// Marks the context whose `onActivate` is running on this thread, so that work it starts is

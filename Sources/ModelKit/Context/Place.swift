@@ -84,28 +84,6 @@ struct PlaceList: RandomAccessCollection {
     }
 }
 
-/// A custom model id as a dictionary key: the `AnyHashable` with its hash taken once. Probing a
-/// dictionary compares the key with each occupied bucket it meets; comparing two `AnyHashable`s
-/// goes through runtime casts (about 1,000 instructions for a `UUID`, several hundred for an
-/// `Int`), comparing two hashes first skips nearly all of them.
-struct IDKey: Hashable {
-    let id: AnyHashable
-    let hash: Int
-
-    init(_ id: AnyHashable) {
-        self.id = id
-        hash = id.hashValue
-    }
-
-    static func == (lhs: IDKey, rhs: IDKey) -> Bool {
-        lhs.hash == rhs.hash && lhs.id == rhs.id
-    }
-
-    func hash(into hasher: inout Hasher) {
-        hasher.combine(hash)
-    }
-}
-
 /// The children of one child slot, in the slot's order, and by id for matching new instances.
 struct SlotChildren {
     var list: [Context] = []

@@ -1,0 +1,67 @@
+/// A cell of a value that is not trivial, which keeps the value it was created with.
+@usableFromInline
+final class RetiringCell<Value: Sendable>: Cell<Value>, @unchecked Sendable {
+    /// The initial value, put back by ``retire()`` for values that are not plain data.
+    final let genesis: Value
+
+    @usableFromInline
+    override init(_ value: Value) {
+        genesis = value
+        super.init(value)
+    }
+
+    override func retire() {
+        if !isPlainData(Value.self) { value = genesis }
+    }
+
+    override func makeCell(_ value: Value) -> Cell<Value> { RetiringCell(value) }
+}
+
+@usableFromInline
+class EquatableCell<Value: Sendable & Equatable>: Cell<Value>, @unchecked Sendable {
+    @usableFromInline
+    override init(_ value: Value) {
+        super.init(value)
+    }
+
+    /// A new cell for `value`: one that keeps its initial value unless the value is trivial.
+    @inlinable
+    static func makeEquatable(_ value: Value) -> Cell<Value> {
+        _isPOD(Value.self) ? EquatableCell(value) : RetiringEquatableCell(value)
+    }
+
+    @usableFromInline
+    override func isEqual(_ lhs: Value, _ rhs: Value) -> Bool { lhs == rhs }
+
+    @usableFromInline
+    override var comparesValues: Bool { true }
+
+    /// Compares in place, without the call to ``isEqual(_:_:)``.
+    @_specialize(where Value == Int)
+    @_specialize(where Value == Bool)
+    @_specialize(where Value == String)
+    @_specialize(where Value == Double)
+    override final func differs(fromSameProperty other: AnyCell) -> Bool {
+        !(value == Self.typed(other).value)
+    }
+
+    override func makeCell(_ value: Value) -> Cell<Value> { EquatableCell(value) }
+}
+
+/// An `Equatable` ``RetiringCell``.
+@usableFromInline
+final class RetiringEquatableCell<Value: Sendable & Equatable>: EquatableCell<Value>, @unchecked Sendable {
+    final let genesis: Value
+
+    @usableFromInline
+    override init(_ value: Value) {
+        genesis = value
+        super.init(value)
+    }
+
+    override func retire() {
+        if !isPlainData(Value.self) { value = genesis }
+    }
+
+    override func makeCell(_ value: Value) -> Cell<Value> { RetiringEquatableCell(value) }
+}
