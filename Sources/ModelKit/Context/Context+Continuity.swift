@@ -51,7 +51,9 @@ extension Context {
         let boxesValues = hierarchy.hasHooks || flags.contains(.tracksUndo)
         return unboundLock.withShortLock { () -> Bool in
             if newBox.context != nil { return false }
-            for offset in offsets where Self.cell(at: offset, in: new)._withUnsafeGuaranteedRef({ $0.isClaimed }) {
+            // The cells are read unretained: the new instance is held by the value being visited,
+            // the live one by this context.
+            for offset in offsets where cellReference(at: offset, in: new)._withUnsafeGuaranteedRef({ $0.isClaimed }) {
                 return false
             }
             _ = newBox.takeModifiers()
@@ -60,8 +62,8 @@ extension Context {
             // under (the comparisons below call `==`, which may read a model).
             forwardedCells.withLock { table in
                 for offset in offsets {
-                    Self.cell(at: offset, in: old)._withUnsafeGuaranteedRef { oldCell in
-                        Self.cell(at: offset, in: new)._withUnsafeGuaranteedRef { newCell in
+                    cellReference(at: offset, in: old)._withUnsafeGuaranteedRef { oldCell in
+                        cellReference(at: offset, in: new)._withUnsafeGuaranteedRef { newCell in
                             if newCell !== oldCell { oldCell.handOver(to: newCell, table: &table) }
                         }
                     }
@@ -69,8 +71,8 @@ extension Context {
             }
             // A forwarding cell keeps its value: the live value before the continuation.
             for (index, offset) in offsets.enumerated() {
-                Self.cell(at: offset, in: old)._withUnsafeGuaranteedRef { oldCell in
-                    Self.cell(at: offset, in: new)._withUnsafeGuaranteedRef { newCell in
+                cellReference(at: offset, in: old)._withUnsafeGuaranteedRef { oldCell in
+                    cellReference(at: offset, in: new)._withUnsafeGuaranteedRef { newCell in
                         if newCell !== oldCell && newCell.differs(fromSameProperty: oldCell) {
                             recordContinuedChange(index, old: oldCell, new: newCell, boxesValues: boxesValues)
                         }
@@ -140,14 +142,6 @@ extension Context {
         } else {
             hierarchy.record(PendingChange(context: self, index: index, old: nil, new: nil))
         }
-    }
-
-    /// The cell whose reference sits at `offset` in the model value at `base`. Safety: the model
-    /// value keeps the cell alive while the caller reads it (the new instance is held by the value
-    /// being visited, the live one by this context), so the reference is used unretained.
-    @inline(__always)
-    private static func cell(at offset: Int, in base: UnsafeRawPointer) -> Unmanaged<AnyCell> {
-        Unmanaged<AnyCell>.fromOpaque(base.loadUnaligned(fromByteOffset: offset, as: UnsafeRawPointer.self))
     }
 }
 

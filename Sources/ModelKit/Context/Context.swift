@@ -299,12 +299,10 @@ final class Context: @unchecked Sendable {
     /// Why a write is refused in the current state, or nil if it is accepted. Caller holds the lock.
     final func rejectedWrite(_ index: Int) -> ModelIssue? {
         let property = "\(typeName).\(schema.name(index))"
-        switch state {
-        case .anchored, .active:
+        switch writeRefusal {
+        case nil:
             return nil
         case .destructed:
-            // The model's own task unwinding after its removal: ignored quietly.
-            if CurrentWork.owner === self { return nil }
             return ModelIssue(
                 "Wrote to \(property) of a destructed \(typeName); the write was ignored.",
                 fixes: [
@@ -318,6 +316,23 @@ final class Context: @unchecked Sendable {
                 fixes: ["Write to the live model instead of its `frozenCopy`."]
             )
         }
+    }
+
+    /// Why the current state refuses a write with a report (of a tracked property, an environment
+    /// value or a preference); nil when it is accepted, and for the model's own task unwinding
+    /// after its removal, whose writes are ignored quietly. Caller holds the lock.
+    final var writeRefusal: WriteRefusal? {
+        switch state {
+        case .anchored, .active: nil
+        case .destructed: CurrentWork.owner === self ? nil : .destructed
+        case .frozen: .frozen
+        }
+    }
+
+    /// See ``writeRefusal``.
+    enum WriteRefusal {
+        case destructed
+        case frozen
     }
 
     // MARK: The model (caller holds the lock unless noted)

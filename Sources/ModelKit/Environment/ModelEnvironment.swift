@@ -327,11 +327,10 @@ extension Context {
     /// Caller holds the lock.
     final func rejectedKeyedWrite(_ name: String) -> ModelIssue? {
         let property = "\(typeName).\(name)"
-        switch state {
-        case .anchored, .active:
+        switch writeRefusal {
+        case nil:
             return nil
         case .destructed:
-            if CurrentWork.owner === self { return nil }
             return ModelIssue(
                 "Set \(property) of a destructed \(typeName); the value was ignored.",
                 fixes: ["Keep a reference to the model's current place instead of a removed copy."]

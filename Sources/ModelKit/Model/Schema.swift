@@ -104,14 +104,18 @@ class AnySchema: Observable, @unchecked Sendable {
     func visitChildren(_ index: Int, cell: AnyCell, _ visitor: inout ContainerVisitor) {}
 }
 
+/// The cell whose reference sits at `offset` (one of a schema's `cellOffsets`) in the model value
+/// at `base`, unretained. Safety: the caller keeps the model value, and so the cell, alive while it
+/// uses the reference.
+@inline(__always)
+func cellReference(at offset: Int, in base: UnsafeRawPointer) -> Unmanaged<AnyCell> {
+    Unmanaged<AnyCell>.fromOpaque(base.loadUnaligned(fromByteOffset: offset, as: UnsafeRawPointer.self))
+}
+
 /// Reads the storage references at `offsets` inside `model`.
 private func readCells<M: Model>(of model: M, at offsets: [Int]) -> [AnyCell] {
     withUnsafePointer(to: model) { pointer in
-        let raw = UnsafeRawPointer(pointer)
-        return offsets.map { offset in
-            Unmanaged<AnyCell>.fromOpaque(raw.loadUnaligned(fromByteOffset: offset, as: UnsafeRawPointer.self))
-                .takeUnretainedValue()
-        }
+        offsets.map { cellReference(at: $0, in: UnsafeRawPointer(pointer)).takeUnretainedValue() }
     }
 }
 
@@ -177,17 +181,14 @@ final class Schema<M: Model>: AnySchema, @unchecked Sendable {
             return nil
         }
         return withUnsafePointer(to: model) { pointer -> Int? in
-            let raw = UnsafeRawPointer(pointer)
             // The model value holds its cells for as long as this call: no retains needed.
-            func cell(_ offset: Int) -> Unmanaged<AnyCell> {
-                Unmanaged<AnyCell>.fromOpaque(raw.loadUnaligned(fromByteOffset: offset, as: UnsafeRawPointer.self))
-            }
+            let raw = UnsafeRawPointer(pointer)
             for (index, offset) in cellOffsets.enumerated()
-            where cell(offset)._withUnsafeGuaranteedRef({ $0.isClaimed }) {
+            where cellReference(at: offset, in: raw)._withUnsafeGuaranteedRef({ $0.isClaimed }) {
                 return index
             }
             for (index, offset) in cellOffsets.enumerated() {
-                cell(offset)._withUnsafeGuaranteedRef { $0.bind(to: context, index: index) }
+                cellReference(at: offset, in: raw)._withUnsafeGuaranteedRef { $0.bind(to: context, index: index) }
             }
             return nil
         }
