@@ -57,16 +57,9 @@ extension Hierarchy {
     /// Evaluates the observers of a committed change and queues their deliveries. Caller holds the
     /// lock, at depth 0.
     private func evaluateObservers(of change: borrowing PendingChange) {
-        let context = change.context
-        let index = change.index
-        guard context.isObserved(index), let observers = context.extras?.propertyObservers[index] else { return }
         // Evaluating may read (and, if an expression misbehaves, write) under this section.
         depth = 1
-        for observer in observers {
-            if let value = observer.reevaluateForDelivery(forced: change.isTouch) {
-                deliveries.append(.property(observer, consume value))
-            }
-        }
+        reevaluateObservers(of: change.context, change.index, forced: change.isTouch, stamp: 0)
         depth = 0
     }
 

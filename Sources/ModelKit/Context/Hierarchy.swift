@@ -205,23 +205,13 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
     private func commit(_ changes: [PendingChange], isSingle: Bool, into work: inout SectionWork) {
         if !modificationListeners.isEmpty { collectModifications(changes) }
         if let undo { undo.record(changes) }
-        // An observer of several changed properties is evaluated once. (One property's observers
-        // are distinct, so a single change needs no bookkeeping.)
-        var evaluated: [ObjectIdentifier] = []
+        // An observer of several changed properties is evaluated once: marked with this commit's
+        // stamp. (One property's observers are distinct, so a single change needs no mark.)
+        let stamp = isSingle ? 0 : nextStamp()
         for position in changes.indices {
             let context = changes[position].context
             let index = changes[position].index
-            if context.isObserved(index), let observers = context.extras?.propertyObservers[index] {
-                for observer in observers {
-                    if !isSingle {
-                        if evaluated.contains(ObjectIdentifier(observer)) { continue }
-                        evaluated.append(ObjectIdentifier(observer))
-                    }
-                    if let value = observer.reevaluateForDelivery(forced: changes[position].isTouch) {
-                        deliveries.append(.property(observer, value))
-                    }
-                }
-            }
+            reevaluateObservers(of: context, index, forced: changes[position].isTouch, stamp: stamp)
             if hasHooks, let old = changes[position].old, let new = changes[position].new {
                 let record = ChangeRecord(
                     context: context,
@@ -233,6 +223,23 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
                 )
                 for hook in hooks { hook.record(record) }
                 hooksToNotify = true
+            }
+        }
+    }
+
+    /// Re-evaluates the observers of property `index` of `context` for a commit and queues their
+    /// deliveries. With a `stamp` (not 0), an observer this commit evaluated already is skipped.
+    /// Caller holds the lock for a section.
+    @inline(__always)
+    func reevaluateObservers(of context: Context, _ index: Int, forced: Bool, stamp: UInt64) {
+        guard context.isObserved(index), let observers = context.extras?.propertyObservers[index] else { return }
+        for observer in observers {
+            if stamp != 0 {
+                if observer.evaluatedStamp == stamp { continue }
+                observer.evaluatedStamp = stamp
+            }
+            if let value = observer.reevaluateForDelivery(forced: forced) {
+                deliveries.append(.property(observer, consume value))
             }
         }
     }

@@ -26,6 +26,10 @@ class PropertyObserver: @unchecked Sendable {
     /// The context that owns the observer (it is in that context's `ownedObservers`); set to nil
     /// by the owner's destruct, so never dangling.
     @exclusivity(unchecked) unowned(unsafe) var owner: Context?
+    /// The stamp of the last commit that evaluated the observer (`Hierarchy.reevaluateObservers`),
+    /// so that an observer of several changed properties is evaluated once per commit. Guarded by
+    /// the lock of `hierarchy`.
+    @exclusivity(unchecked) var evaluatedStamp: UInt64 = 0
 
     init(hierarchy: Hierarchy) {
         self.hierarchy = hierarchy

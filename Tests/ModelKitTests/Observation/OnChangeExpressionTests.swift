@@ -55,6 +55,28 @@ import Testing
         #expect(log.all == ["true → false"])
     }
 
+    @Test func anExpressionOverTwoPropertiesChangedInOneCommitIsEvaluatedOnce() {
+        let model = CounterModel().withAnchor()
+        let log = Log()
+        let evaluations = Locked(0)
+        model.node.onChange(of: { () -> String in
+            evaluations.withLock { $0 += 1 }
+            return "\(model.count) \(model.title)"
+        }()) { _, new in log.add(new) }
+        #expect(evaluations.value == 1)
+        model.node.transaction {
+            model.count = 1
+            model.title = "a"
+        }
+        #expect(evaluations.value == 2, "one evaluation for the commit, not one per property")
+        model.node.transaction {
+            model.title = "b"
+            model.count = 2
+        }
+        #expect(evaluations.value == 3, "and again for the next commit")
+        #expect(log.all == ["1 a", "2 b"])
+    }
+
     @Test func cancellingStopsTheHandler() {
         let model = CounterModel().withAnchor()
         let log = Log()
