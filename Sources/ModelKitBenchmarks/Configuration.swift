@@ -27,6 +27,7 @@ struct Configuration {
           --quick              fewer rounds and shorter samples (CI; under 30 s)
           --filter SUBSTRING   run only the scenarios whose name contains SUBSTRING;
                                "SCENARIO / ROW" also keeps only the rows whose name contains ROW
+                               (or, with a trailing "$", whose name is ROW)
           --json PATH          also write the results as JSON to PATH
           --rounds N           interleaved rounds per scenario (default 9, quick 3)
           --iterations N       N iterations per sample instead of calibrating: for profilers, e.g.
@@ -83,7 +84,11 @@ struct Configuration {
     /// "/ row" part, which the row's name must contain.
     func includes(row: String) -> Bool {
         guard let filter, let slash = filter.firstRange(of: " / ") else { return true }
-        return row.lowercased().contains(filter[slash.upperBound...].lowercased())
+        let rowPart = filter[slash.upperBound...].lowercased()
+        // A trailing "$" asks for the whole row name ("… / ModelKit: 1,000 children$" keeps the
+        // default-id row without its " (Int id)" and " (UUID id)" siblings).
+        if rowPart.hasSuffix("$") { return row.lowercased() == rowPart.dropLast() }
+        return row.lowercased().contains(rowPart)
     }
 
     /// A description of the run for the report's header.

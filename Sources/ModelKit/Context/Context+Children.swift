@@ -77,8 +77,13 @@ extension Context {
         var addedIDs: Set<IDKey> = []
         var anchoring: Set<ObjectIdentifier> = []
         var pending: [(position: Int, work: PendingPlacement)] = []
+        for (key, child) in sink.anchoredIDs {
+            existing.byID[key] = child
+        }
         for (position, entry) in sink.others {
             switch entry {
+            case .anchored(let child):
+                pending.append((position, .ready(child)))
             case .shared(let child):
                 if let key = child.idKey, let other = existing.byID[key], other !== child {
                     reportDuplicate(key, slot: index)
@@ -199,7 +204,7 @@ extension Context {
         list = result
     }
 
-    private final func reportDuplicate(_ key: IDKey, slot index: Int) {
+    final func reportDuplicate(_ key: IDKey, slot index: Int) {
         let id = key.id
         hierarchy.deferIssue(ModelIssue(
             "\(typeName).\(schema.name(index)) holds two different models with the id \(id); the second was not anchored.",

@@ -4,6 +4,8 @@ final class ReconcileSink: VisitSink {
     enum Entry {
         case shared(Context)
         case initial(InitialModel)
+        /// A new model the visit anchored at once (see `anchorAtOnce`), already in this slot.
+        case anchored(Context)
     }
 
     /// A model not anchored yet (a reference, so that entries stay one word). The typed subclass
@@ -220,10 +222,54 @@ final class ReconcileSink: VisitSink {
         if !diverged { diverge() }
         let box = model.node.box
         guard let context = box.context else {
-            others.append((keptCount, .initial(TypedInitialModel(model, box: box, schema: schema(for: model)))))
+            let schema = schema(for: model)
+            if anchorsAtOnce(schema) {
+                anchorAtOnce(model, schema: schema)
+            } else {
+                defersAnchoring = true
+                others.append((keptCount, .initial(TypedInitialModel(model, box: box, schema: schema))))
+            }
             return
         }
         classify(context, typeName: context.schema.typeName)
+    }
+
+    /// Whether a new model met earlier waits for the end of the visit: from then on every new
+    /// model does, so that new models are still activated in the order they were met.
+    @exclusivity(unchecked) private var defersAnchoring = false
+
+    /// The ids of the models anchored at once, to add to the slot's index (and to find a second
+    /// model with one of them).
+    @exclusivity(unchecked) private(set) var anchoredIDs: [IDKey: Context] = [:]
+
+    /// Whether a new model of `schema` can be anchored during the visit instead of after it: the
+    /// usual way to add children, which saves recording it. That takes a model without child slots
+    /// (anchoring one reconciles its slots with stamps of their own, which would overwrite this
+    /// pass's marks), that cannot continue a live child (its id is its instance, or the slot had no
+    /// children), met before any new model that had to wait.
+    private func anchorsAtOnce(_ schema: AnySchema) -> Bool {
+        !defersAnchoring && deferredContinuations.isEmpty && schema.childSlotIndices.isEmpty
+            && (schema.usesInstanceIdentity || previous.isEmpty)
+    }
+
+    /// Anchors a new model at once, in this slot. A second model with its id is reported as a
+    /// `reconcileSlot` would; the model met twice is found by `classify` (it is kept in this pass).
+    private func anchorAtOnce<M: Model>(_ model: M, schema: Schema<M>) {
+        var key: IDKey?
+        if !schema.usesInstanceIdentity {
+            let id = IDKey(AnyHashable(model.id))
+            if anchoredIDs[id] != nil {
+                parent.reportDuplicate(id, slot: slot)
+                return
+            }
+            key = id
+        }
+        let hierarchy = parent.hierarchy
+        let child = hierarchy.makeContext(for: model, place: Place(parent: parent, slot: slot), inherited: parent.dependencies)
+        guard child.state.isLive else { return }
+        child.keep(in: stamp)
+        if let key { anchoredIDs[key] = child }
+        others.append((keptCount, .anchored(child)))
     }
 
     /// Sorts a live model met in the new value: kept, shared from elsewhere, or rejected.
