@@ -19,7 +19,7 @@ extension Hierarchy {
     /// Anchors `model` as the root of this (new) hierarchy and activates it.
     func anchorRoot<M: Model>(_ model: M, dependencies: DependencyValues) -> Context {
         withSection {
-            let context = makeContext(for: model, place: nil, inherited: dependencies, isRoot: true)
+            let context = makeContext(for: model, place: nil, inherited: dependencies.storage, isRoot: true)
             root = context
             return context
         }

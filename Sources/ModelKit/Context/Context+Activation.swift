@@ -3,12 +3,16 @@
 extension Context {
     /// Calls `onActivate` once, then the `withActivation` handlers. Called without the lock.
     final func activate(_ handlers: [@Sendable (Any) -> Void]) {
-        let model: (any Model)? = lock.withShortLock {
-            guard state == .anchored else { return nil }
-            state = .active
-            return self.model
+        // Locked by hand rather than with `withShortLock`, whose generic result would copy the
+        // model value twice (each copy retains and releases every reference in it).
+        let locks = !lock.isHeldByCurrentThread
+        if locks { lock.lock() }
+        guard state == .anchored, let model = self.model else {
+            if locks { lock.unlock() }
+            return
         }
-        guard let model else { return }
+        state = .active
+        if locks { lock.unlock() }
         performActivation(model, handlers)
     }
 
@@ -45,7 +49,7 @@ extension Context {
                 cell.retire()
             }
         }
-        if let model = takeModel() { batch.releasedModels.append(model) }
+        if let model = model.take() { batch.releasedModels.append(consume model) }
     }
 }
 

@@ -7,7 +7,7 @@ extension Hierarchy {
     func makeContext<M: Model>(
         for model: M,
         place: Place?,
-        inherited: DependencyValues,
+        inherited: DependencyValues.Storage,
         isRoot: Bool = false
     ) -> Context {
         let schema = ModelKit.schema(of: model)
@@ -15,12 +15,16 @@ extension Hierarchy {
         let modifiers = box.mayHaveModifiers
             ? unboundLock.withShortLock { box.takeModifiers() }
             : NodeBox.Modifiers()
-        var dependencies = inherited
-        for override in modifiers.dependencies {
-            override(&dependencies)
+        var storage = inherited
+        if !modifiers.dependencies.isEmpty {
+            var dependencies = DependencyValues(storage: inherited, hierarchy: self)
+            for override in modifiers.dependencies {
+                override(&dependencies)
+            }
+            storage = dependencies.storage
         }
         let context = Context(
-            hierarchy: self, schema: schema, dependencies: dependencies, state: .anchored, isRoot: isRoot, model: model
+            hierarchy: self, schema: schema, dependencyStorage: storage, state: .anchored, isRoot: isRoot, model: model
         )
         if let place { context.places.append(place) }
 
@@ -158,7 +162,7 @@ extension Context {
                     placed.append((position, context))
                     continue
                 }
-                let child = initial.anchor(hierarchy, Place(parent: self, slot: index), dependencies)
+                let child = initial.anchor(hierarchy, Place(parent: self, slot: index), dependencyStorage)
                 guard child.state.isLive else { continue }
                 placed.append((position, child))
                 if let id = initial.id { existing.byID[id] = child }

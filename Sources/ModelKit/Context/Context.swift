@@ -73,12 +73,12 @@ final class Context: @unchecked Sendable {
     @usableFromInline @exclusivity(unchecked) var model: (any Model)?
 
     init(
-        hierarchy: Hierarchy, schema: AnySchema, dependencies: DependencyValues, state: ContextState,
+        hierarchy: Hierarchy, schema: AnySchema, dependencyStorage: DependencyValues.Storage, state: ContextState,
         isRoot: Bool, model: (any Model)?
     ) {
         self.hierarchy = hierarchy
         self.schema = schema
-        self.dependencyStorage = dependencies.storage
+        self.dependencyStorage = dependencyStorage
         self.state = state
         self.flags = isRoot ? .isRoot : []
         self.model = model
@@ -345,12 +345,6 @@ final class Context: @unchecked Sendable {
 
     /// The current model value.
     final func currentModel() -> (any Model)? { model }
-
-    /// Drops the model value (at destruct), returning it so that it is released outside the lock.
-    final func takeModel() -> (any Model)? {
-        defer { model = nil }
-        return model
-    }
 
     /// Calls `onActivate` and the `withActivation` handlers on `model`, the current instance.
     /// Called without the lock.

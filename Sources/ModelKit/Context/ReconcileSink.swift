@@ -23,7 +23,7 @@ final class ReconcileSink: VisitSink {
         }
 
         /// Anchors the model at `place`. Caller holds the section.
-        func anchor(_ hierarchy: Hierarchy, _ place: Place, _ dependencies: DependencyValues) -> Context {
+        func anchor(_ hierarchy: Hierarchy, _ place: Place, _ dependencies: DependencyValues.Storage) -> Context {
             fatalError("abstract")
         }
 
@@ -39,7 +39,7 @@ final class ReconcileSink: VisitSink {
             super.init(box: box, id: schema.usesInstanceIdentity ? nil : IDKey(AnyHashable(model.id)), schema: schema)
         }
 
-        override func anchor(_ hierarchy: Hierarchy, _ place: Place, _ dependencies: DependencyValues) -> Context {
+        override func anchor(_ hierarchy: Hierarchy, _ place: Place, _ dependencies: DependencyValues.Storage) -> Context {
             hierarchy.makeContext(for: model, place: place, inherited: dependencies)
         }
 
@@ -265,7 +265,7 @@ final class ReconcileSink: VisitSink {
             key = id
         }
         let hierarchy = parent.hierarchy
-        let child = hierarchy.makeContext(for: model, place: Place(parent: parent, slot: slot), inherited: parent.dependencies)
+        let child = hierarchy.makeContext(for: model, place: Place(parent: parent, slot: slot), inherited: parent.dependencyStorage)
         guard child.state.isLive else { return }
         child.keep(in: stamp)
         if let key { anchoredIDs[key] = child }

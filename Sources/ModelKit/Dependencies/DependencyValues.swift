@@ -292,7 +292,7 @@ extension Hierarchy {
         }
         return withSection {
             if model.node.box.context == nil {
-                let anchored = makeContext(for: model, place: nil, inherited: context.dependencies, isRoot: true)
+                let anchored = makeContext(for: model, place: nil, inherited: context.dependencyStorage, isRoot: true)
                 dependencyModels[ObjectIdentifier(model.node.box)] = anchored
             }
             if let dependency = model.node.box.context { context.noteUsedDependency(dependency) }

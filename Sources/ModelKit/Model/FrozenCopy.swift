@@ -31,7 +31,7 @@ extension Model {
         defer { if freezesChildren { path.leave() } }
         let schema = Schema<Self>.shared(self)
         let context = Context(
-            hierarchy: frozenHierarchy, schema: schema, dependencies: DependencyValues(hierarchy: nil),
+            hierarchy: frozenHierarchy, schema: schema, dependencyStorage: DependencyValues.Storage(),
             state: .frozen, isRoot: false, model: nil
         )
         let box = NodeBox(id: node.box.id)
