@@ -67,8 +67,9 @@ extension Context {
         // Taken out of `slots` so that the sink holds the only reference to the children's list and
         // can edit it in place.
         var existing = slots.removeValue(forKey: index) ?? SlotChildren()
-        let sink = ReconcileSink(parent: self, slot: index, stamp: stamp, previous: existing.list)
+        let sink = ReconcileSink(parent: self, slot: index, stamp: stamp, previous: existing.list, index: existing.byID)
         existing.list = []
+        existing.byID = [:]
         var visitor = ContainerVisitor(sink: sink)
         schema.visitChildren(index, cell: cell, &visitor)
 
@@ -81,9 +82,7 @@ extension Context {
         var addedIDs: Set<IDKey> = []
         var anchoring: Set<ObjectIdentifier> = []
         var pending: [(position: Int, work: PendingPlacement)] = []
-        for (key, child) in sink.anchoredIDs {
-            existing.byID[key] = child
-        }
+        existing.byID = sink.takeIndex()
         for (position, entry) in sink.others {
             switch entry {
             case .anchored(let child):

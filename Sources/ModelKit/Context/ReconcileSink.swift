@@ -78,11 +78,18 @@ final class ReconcileSink: VisitSink {
     @exclusivity(unchecked) private(set) var others: [(position: Int, entry: Entry)] = []
     @exclusivity(unchecked) private(set) var issues: [ModelIssue] = []
 
-    init(parent: Context, slot: Int, stamp: UInt64, previous: [Context]) {
+    init(parent: Context, slot: Int, stamp: UInt64, previous: [Context], index: [IDKey: Context]) {
         self.parent = parent
         self.slot = slot
         self.stamp = stamp
         self.previous = previous
+        self.index = index
+    }
+
+    /// The slot's index by id, with the models anchored at once. Call once, after the visit.
+    func takeIndex() -> [IDKey: Context] {
+        defer { index = [:] }
+        return index
     }
 
     /// How many children are kept so far.
@@ -238,9 +245,9 @@ final class ReconcileSink: VisitSink {
     /// model does, so that new models are still activated in the order they were met.
     @exclusivity(unchecked) private var defersAnchoring = false
 
-    /// The ids of the models anchored at once, to add to the slot's index (and to find a second
-    /// model with one of them).
-    @exclusivity(unchecked) private(set) var anchoredIDs: [IDKey: Context] = [:]
+    /// The slot's index of its children by id, handed over for the visit (see `takeIndex()`), so
+    /// that a model anchored at once is indexed (and a second model with its id found) in one step.
+    @exclusivity(unchecked) private var index: [IDKey: Context]
 
     /// Whether a new model of `schema` can be anchored during the visit instead of after it: the
     /// usual way to add children, which saves recording it. That takes a model without child slots
@@ -258,7 +265,7 @@ final class ReconcileSink: VisitSink {
         var key: IDKey?
         if !schema.usesInstanceIdentity {
             let id = IDKey(AnyHashable(model.id))
-            if anchoredIDs[id] != nil {
+            if index[id] != nil {
                 parent.reportDuplicate(id, slot: slot)
                 return
             }
@@ -268,7 +275,7 @@ final class ReconcileSink: VisitSink {
         let child = hierarchy.makeContext(for: model, place: Place(parent: parent, slot: slot), inherited: parent.dependencyStorage)
         guard child.state.isLive else { return }
         child.keep(in: stamp)
-        if let key { anchoredIDs[key] = child }
+        if let key { index[key] = child }
         others.append((keptCount, .anchored(child)))
     }
 

@@ -71,75 +71,78 @@ private struct Tree: Model {
     }
 }
 
-@Suite struct NewChildrenAnchoringTests {
-    @Test func newSiblingsAreActivatedInTheOrderMetWhetherOrNotTheyHaveChildSlots() {
-        let log = Log()
-        let tree = Tree(log: log).withAnchor()
-        let branch = Branch(name: "branch", log: log)
-        branch.leaves = [Leaf(name: "inner", log: log)]
-        tree.children = [
-            .leaf(Leaf(name: "first", log: log)),
-            .branch(branch),
-            .leaf(Leaf(name: "last", log: log)),
-        ]
-        #expect(log.all == ["activate tree", "activate first", "activate branch", "activate inner", "activate last"])
-        #expect(tree.children.allSatisfy {
-            switch $0 {
-            case .leaf(let leaf): leaf.lifetime == .anchored
-            case .branch(let branch): branch.lifetime == .anchored && branch.leaves[0].lifetime == .anchored
+// Nested in `ReportedIssueTests`: some of these tests install the global issue handler.
+extension ReportedIssueTests {
+    @Suite struct NewChildrenAnchoringTests {
+        @Test func newSiblingsAreActivatedInTheOrderMetWhetherOrNotTheyHaveChildSlots() {
+            let log = Log()
+            let tree = Tree(log: log).withAnchor()
+            let branch = Branch(name: "branch", log: log)
+            branch.leaves = [Leaf(name: "inner", log: log)]
+            tree.children = [
+                .leaf(Leaf(name: "first", log: log)),
+                .branch(branch),
+                .leaf(Leaf(name: "last", log: log)),
+            ]
+            #expect(log.all == ["activate tree", "activate first", "activate branch", "activate inner", "activate last"])
+            #expect(tree.children.allSatisfy {
+                switch $0 {
+                case .leaf(let leaf): leaf.lifetime == .anchored
+                case .branch(let branch): branch.lifetime == .anchored && branch.leaves[0].lifetime == .anchored
+                }
+            })
+        }
+
+        @Test func newChildrenAppendedBesideLiveOnesAreActivatedInOrderAfterTheParent() {
+            let log = Log()
+            let tree = Tree(log: log).withAnchor()
+            tree.leaves = [Leaf(name: "a", log: log)]
+            tree.leaves += [Leaf(name: "b", log: log), Leaf(name: "c", log: log)]
+            #expect(log.all == ["activate tree", "activate a", "activate b", "activate c"])
+            #expect(tree.leaves.map(\.lifetime) == [.anchored, .anchored, .anchored])
+        }
+
+        @Test func aSecondNewChildWithAnIdMetInOneWriteIsReportedAndNotAnchored() async {
+            await IssueCapture.run(matching: "Tree.numbered") { capture in
+                let log = Log()
+                let tree = Tree(log: log).withAnchor()
+                let second = NumberedLeaf(id: 1, log: log)
+                tree.numbered = [NumberedLeaf(id: 1, log: log), NumberedLeaf(id: 2, log: log), second]
+                #expect(second.lifetime == .initial)
+                #expect(log.all == ["activate tree", "activate #1", "activate #2"])
+                #expect(capture.messages.count == 1)
+                #expect(capture.messages.first?.hasPrefix("Tree.numbered holds two different models with the id 1") == true)
             }
-        })
-    }
-
-    @Test func newChildrenAppendedBesideLiveOnesAreActivatedInOrderAfterTheParent() {
-        let log = Log()
-        let tree = Tree(log: log).withAnchor()
-        tree.leaves = [Leaf(name: "a", log: log)]
-        tree.leaves += [Leaf(name: "b", log: log), Leaf(name: "c", log: log)]
-        #expect(log.all == ["activate tree", "activate a", "activate b", "activate c"])
-        #expect(tree.leaves.map(\.lifetime) == [.anchored, .anchored, .anchored])
-    }
-
-    @Test func aSecondNewChildWithAnIdMetInOneWriteIsReportedAndNotAnchored() async {
-        await IssueCapture.run(matching: "Tree.numbered") { capture in
-            let log = Log()
-            let tree = Tree(log: log).withAnchor()
-            let second = NumberedLeaf(id: 1, log: log)
-            tree.numbered = [NumberedLeaf(id: 1, log: log), NumberedLeaf(id: 2, log: log), second]
-            #expect(second.lifetime == .initial)
-            #expect(log.all == ["activate tree", "activate #1", "activate #2"])
-            #expect(capture.messages.count == 1)
-            #expect(capture.messages.first?.hasPrefix("Tree.numbered holds two different models with the id 1") == true)
         }
-    }
 
-    @Test func aSecondNewChildWithAnIdBesideLiveChildrenIsReportedAtTheEndOfTheVisit() async {
-        await IssueCapture.run(matching: "Tree.numbered") { capture in
-            let log = Log()
-            let tree = Tree(log: log).withAnchor()
-            tree.numbered = [NumberedLeaf(id: 1, log: log)]
-            // The slot has a live child now: new instances may continue it, so they wait for the
-            // end of the visit, where a second one with an id already met is reported.
-            let duplicate = NumberedLeaf(id: 2, log: log)
-            tree.numbered = [tree.numbered[0], NumberedLeaf(id: 2, log: log), duplicate]
-            #expect(duplicate.lifetime == .initial)
-            #expect(capture.messages.count == 1)
+        @Test func aSecondNewChildWithAnIdBesideLiveChildrenIsReportedAtTheEndOfTheVisit() async {
+            await IssueCapture.run(matching: "Tree.numbered") { capture in
+                let log = Log()
+                let tree = Tree(log: log).withAnchor()
+                tree.numbered = [NumberedLeaf(id: 1, log: log)]
+                // The slot has a live child now: new instances may continue it, so they wait for the
+                // end of the visit, where a second one with an id already met is reported.
+                let duplicate = NumberedLeaf(id: 2, log: log)
+                tree.numbered = [tree.numbered[0], NumberedLeaf(id: 2, log: log), duplicate]
+                #expect(duplicate.lifetime == .initial)
+                #expect(capture.messages.count == 1)
+            }
         }
-    }
 
-    @Test func aCopyThatSharesAnotherModelsStorageIsReportedAndTheOthersAreAnchored() async {
-        await IssueCapture.run(matching: "shares its storage") { capture in
-            let log = Log()
-            let tree = Tree(log: log).withAnchor()
-            let original = Leaf(name: "original", log: log)
-            var copy = original
-            copy.node = ModelNode()
-            tree.leaves = [original, copy, Leaf(name: "other", log: log)]
-            #expect(original.lifetime == .anchored)
-            #expect(copy.lifetime == .initial)
-            #expect(tree.leaves[2].lifetime == .anchored)
-            #expect(log.all == ["activate tree", "activate original", "activate other"])
-            #expect(capture.messages.first?.hasPrefix("Leaf.value shares its storage with another model instance") == true)
+        @Test func aCopyThatSharesAnotherModelsStorageIsReportedAndTheOthersAreAnchored() async {
+            await IssueCapture.run(matching: "shares its storage") { capture in
+                let log = Log()
+                let tree = Tree(log: log).withAnchor()
+                let original = Leaf(name: "original", log: log)
+                var copy = original
+                copy.node = ModelNode()
+                tree.leaves = [original, copy, Leaf(name: "other", log: log)]
+                #expect(original.lifetime == .anchored)
+                #expect(copy.lifetime == .initial)
+                #expect(tree.leaves[2].lifetime == .anchored)
+                #expect(log.all == ["activate tree", "activate original", "activate other"])
+                #expect(capture.messages.first?.hasPrefix("Leaf.value shares its storage with another model instance") == true)
+            }
         }
     }
 }
