@@ -48,18 +48,6 @@ final class ReconcileSink: VisitSink {
         }
     }
 
-    /// The schema of the last type of new model met (a slot's models are usually of one type).
-    @exclusivity(unchecked) private var lastSchema: AnySchema?
-
-    private func schema<M: Model>(for model: M) -> Schema<M> {
-        if let lastSchema, lastSchema.modelTypeID == ObjectIdentifier(M.self) {
-            return unsafeDowncast(lastSchema, to: Schema<M>.self)
-        }
-        let schema = Schema<M>.shared(model)
-        lastSchema = schema
-        return schema
-    }
-
     let parent: Context
     let slot: Int
     let stamp: UInt64
@@ -229,7 +217,7 @@ final class ReconcileSink: VisitSink {
         if !diverged { diverge() }
         let box = model.node.box
         guard let context = box.context else {
-            let schema = schema(for: model)
+            let schema = ModelKit.schema(of: model)
             if anchorsAtOnce(schema) {
                 anchorAtOnce(model, schema: schema)
             } else {

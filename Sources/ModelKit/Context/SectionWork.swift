@@ -117,8 +117,12 @@ struct SectionWork {
         case .direct(let items): hierarchy.deliverDirectly(items)
         case .queued(let ticket): hierarchy.deliver(ticket: ticket)
         }
-        for action in actions {
-            switch action {
+        // Moved out one by one (in order), rather than copied and destroyed with the list.
+        var actions = actions
+        self.actions = []
+        actions.reverse()
+        while let action = actions.popLast() {
+            switch consume action {
             case .activate(let context, let handlers):
                 context.activate(handlers)
             case .teardown(let batch):

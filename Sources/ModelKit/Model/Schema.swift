@@ -21,6 +21,9 @@ class AnySchema: Observable, @unchecked Sendable {
     let childSlotIndices: [Int]
     private let childSlotMask: UInt64
     private let childSlotFlags: [Bool]
+    /// Each child slot's visit of its cell's value (nil for other properties). Kept here, outside
+    /// the generic subclass, so that a visit looks up no generic metadata.
+    private let childVisitors: [((AnyCell, inout ContainerVisitor) -> Void)?]
     /// Whether some property holds values that are not plain data (reset when a model is destructed).
     let retiresValues: Bool
     /// Whether the model's id is its `ModelID` (unique per instance: no two instances share it).
@@ -33,13 +36,16 @@ class AnySchema: Observable, @unchecked Sendable {
     private let observationKeyPaths: [KeyPath<AnySchema, Int>]
 
     init(
-        modelType: Any.Type, names: [String], options: [TrackOptions], childSlots: [Bool],
+        modelType: Any.Type, names: [String], options: [TrackOptions],
+        childVisitors: [((AnyCell, inout ContainerVisitor) -> Void)?],
         retiresValues: Bool, usesInstanceIdentity: Bool, cellOffsets: [Int]?
     ) {
         self.typeName = ModelKit.typeName(modelType)
         self.modelTypeID = ObjectIdentifier(modelType)
         self.names = names
         self.options = options
+        self.childVisitors = childVisitors
+        let childSlots = childVisitors.map { $0 != nil }
         self.childSlotFlags = childSlots
         self.childSlotIndices = childSlots.indices.filter { childSlots[$0] }
         var mask: UInt64 = 0
@@ -101,7 +107,9 @@ class AnySchema: Observable, @unchecked Sendable {
     func cellsByKeyPath(of model: any Model) -> [AnyCell] { [] }
 
     /// Visits the models held by a child slot's cell. The caller holds the lock.
-    func visitChildren(_ index: Int, cell: AnyCell, _ visitor: inout ContainerVisitor) {}
+    final func visitChildren(_ index: Int, cell: AnyCell, _ visitor: inout ContainerVisitor) {
+        childVisitors[index]?(cell, &visitor)
+    }
 }
 
 /// The cell whose reference sits at `offset` (one of a schema's `cellOffsets`) in the model value
@@ -133,7 +141,7 @@ final class Schema<M: Model>: AnySchema, @unchecked Sendable {
             modelType: M.self,
             names: properties.map(\.name),
             options: properties.map(\.options),
-            childSlots: properties.map { $0.visitChildren != nil },
+            childVisitors: properties.map(\.visitChildren),
             retiresValues: properties.contains { !$0.holdsPlainData },
             usesInstanceIdentity: M.ID.self == ModelID.self,
             cellOffsets: Self.findCellOffsets(in: instance, properties: properties)
@@ -153,10 +161,6 @@ final class Schema<M: Model>: AnySchema, @unchecked Sendable {
             cache[key] = schema
             return schema
         }
-    }
-
-    override func visitChildren(_ index: Int, cell: AnyCell, _ visitor: inout ContainerVisitor) {
-        properties[index].visitChildren?(cell, &visitor)
     }
 
     override func cellsByKeyPath(of model: any Model) -> [AnyCell] {
