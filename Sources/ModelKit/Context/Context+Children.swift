@@ -207,7 +207,7 @@ extension Context {
         list = result
     }
 
-    final func reportDuplicate(_ key: IDKey, slot index: Int) {
+    private final func reportDuplicate(_ key: IDKey, slot index: Int) {
         let id = key.id
         hierarchy.deferIssue(ModelIssue(
             "\(typeName).\(schema.name(index)) holds two different models with the id \(id); the second was not anchored.",

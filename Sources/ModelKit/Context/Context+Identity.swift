@@ -2,25 +2,36 @@
 // slot's index of its children by id (`IDKey`, Place.swift) and for the in-order match of same-id
 // continuity (`ContainerVisitor.visit(_:)`). Models whose id is their `ModelID` have none.
 
-/// A custom model id as a dictionary key: the `AnyHashable` with its hash taken once. Probing a
-/// dictionary compares the key with each occupied bucket it meets; comparing two `AnyHashable`s
-/// goes through runtime casts (about 1,000 instructions for a `UUID`, several hundred for an
-/// `Int`), comparing two hashes first skips nearly all of them.
+/// A custom model id as a dictionary key: the id in an existential, with its hash taken once.
+///
+/// Not an `AnyHashable`: creating one looks up a conformance at run time (about 650 instructions
+/// for a `UUID`), and comparing two goes through runtime casts (about 1,000). Here the id is boxed
+/// with the witness its generic context already has, and two keys compare their hashes, then their
+/// types, then their values with the type's own `==`. Ids of different types never match.
 struct IDKey: Hashable {
-    let id: AnyHashable
+    let id: any Hashable
     let hash: Int
 
-    init(_ id: AnyHashable) {
+    init<ID: Hashable>(_ id: ID) {
         self.id = id
         hash = id.hashValue
     }
 
     static func == (lhs: IDKey, rhs: IDKey) -> Bool {
-        lhs.hash == rhs.hash && lhs.id == rhs.id
+        lhs.hash == rhs.hash && Self.equal(lhs.id, rhs.id)
     }
 
     func hash(into hasher: inout Hasher) {
         hasher.combine(hash)
+    }
+
+    /// Whether two ids are of one type and equal (each existential opened in turn).
+    private static func equal<L: Hashable>(_ lhs: L, _ rhs: any Hashable) -> Bool {
+        func compare<R: Hashable>(_ rhs: R) -> Bool {
+            // The same type: the cast only renames it.
+            R.self == L.self && lhs == unsafeBitCast(rhs, to: L.self)
+        }
+        return compare(rhs)
     }
 }
 
@@ -31,7 +42,7 @@ extension Context {
     /// runs under it).
     final var idKey: IDKey? {
         guard !schema.usesInstanceIdentity, let model else { return nil }
-        return IDKey(anyHashableID(of: model))
+        return ModelKit.idKey(of: model)
     }
 
     /// Whether the model, of type `M` (the caller checked the schema), has the id `id`: the in-order
@@ -54,6 +65,6 @@ extension Context {
 
 /// The id of `model` as a dictionary key (the existential is opened, so `id` is read through
 /// the model's own conformance).
-private func anyHashableID<M: Model>(of model: M) -> AnyHashable {
-    AnyHashable(model.id)
+private func idKey<M: Model>(of model: M) -> IDKey {
+    IDKey(model.id)
 }

@@ -34,9 +34,9 @@ final class ReconcileSink: VisitSink {
     final class TypedInitialModel<M: Model>: InitialModel {
         let model: M
 
-        init(_ model: M, box: NodeBox, schema: Schema<M>) {
+        init(_ model: M, box: NodeBox, id: IDKey?, schema: Schema<M>) {
             self.model = model
-            super.init(box: box, id: schema.usesInstanceIdentity ? nil : IDKey(AnyHashable(model.id)), schema: schema)
+            super.init(box: box, id: id, schema: schema)
         }
 
         override func anchor(_ hierarchy: Hierarchy, _ place: Place, _ dependencies: DependencyValues.Storage) -> Context {
@@ -218,11 +218,14 @@ final class ReconcileSink: VisitSink {
         let box = model.node.box
         guard let context = box.context else {
             let schema = ModelKit.schema(of: model)
-            if anchorsAtOnce(schema) {
-                anchorAtOnce(model, schema: schema)
+            let key = schema.usesInstanceIdentity ? nil : IDKey(model.id)
+            // A model whose id is in the index may continue a live child, or be a second model with
+            // that id: the end of the visit decides.
+            if anchorsAtOnce(schema), key.map({ index[$0] == nil }) ?? true {
+                anchorAtOnce(model, key: key)
             } else {
                 defersAnchoring = true
-                others.append((keptCount, .initial(TypedInitialModel(model, box: box, schema: schema))))
+                others.append((keptCount, .initial(TypedInitialModel(model, box: box, id: key, schema: schema))))
             }
             return
         }
@@ -240,25 +243,15 @@ final class ReconcileSink: VisitSink {
     /// Whether a new model of `schema` can be anchored during the visit instead of after it: the
     /// usual way to add children, which saves recording it. That takes a model without child slots
     /// (anchoring one reconciles its slots with stamps of their own, which would overwrite this
-    /// pass's marks), that cannot continue a live child (its id is its instance, or the slot had no
-    /// children), met before any new model that had to wait.
+    /// pass's marks), met before any new model that had to wait, and (the caller checks) that
+    /// cannot continue a live child: its id is its instance, or no child in the index has its id.
     private func anchorsAtOnce(_ schema: AnySchema) -> Bool {
         !defersAnchoring && deferredContinuations.isEmpty && schema.childSlotIndices.isEmpty
-            && (schema.usesInstanceIdentity || previous.isEmpty)
     }
 
-    /// Anchors a new model at once, in this slot. A second model with its id is reported as a
-    /// `reconcileSlot` would; the model met twice is found by `classify` (it is kept in this pass).
-    private func anchorAtOnce<M: Model>(_ model: M, schema: Schema<M>) {
-        var key: IDKey?
-        if !schema.usesInstanceIdentity {
-            let id = IDKey(AnyHashable(model.id))
-            if index[id] != nil {
-                parent.reportDuplicate(id, slot: slot)
-                return
-            }
-            key = id
-        }
+    /// Anchors a new model at once, in this slot, indexed by `key` (its custom id, not in the
+    /// index). The same model met twice is found by `classify` (it is kept in this pass).
+    private func anchorAtOnce<M: Model>(_ model: M, key: IDKey?) {
         let hierarchy = parent.hierarchy
         let child = hierarchy.makeContext(for: model, place: Place(parent: parent, slot: slot), inherited: parent.dependencyStorage)
         guard child.state.isLive else { return }

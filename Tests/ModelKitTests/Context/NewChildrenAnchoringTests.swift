@@ -120,8 +120,9 @@ extension ReportedIssueTests {
                 let log = Log()
                 let tree = Tree(log: log).withAnchor()
                 tree.numbered = [NumberedLeaf(id: 1, log: log)]
-                // The slot has a live child now: new instances may continue it, so they wait for the
-                // end of the visit, where a second one with an id already met is reported.
+                // Beside a live child: the first new id is anchored at once; the second model with
+                // it waits for the end of the visit (it might have continued a live child), where it
+                // is reported.
                 let duplicate = NumberedLeaf(id: 2, log: log)
                 tree.numbered = [tree.numbered[0], NumberedLeaf(id: 2, log: log), duplicate]
                 #expect(duplicate.lifetime == .initial)
