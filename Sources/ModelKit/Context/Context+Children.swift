@@ -49,7 +49,9 @@ extension Hierarchy {
             hasHooks = true
             recordsEveryChange = true
         }
-        pendingActions.append(.activate(context, modifiers.activations))
+        pendingActions.append(
+            modifiers.activations.isEmpty ? .activate(context) : .activateWithHandlers(context, modifiers.activations)
+        )
         for index in schema.childSlotIndices {
             context.reconcileSlot(index)
         }
@@ -82,11 +84,19 @@ extension Context {
         var addedIDs: Set<IDKey> = []
         var anchoring: Set<ObjectIdentifier> = []
         var pending: [(position: Int, work: PendingPlacement)] = []
+        // Children anchored during the visit that no waiting model precedes go straight to their
+        // place (the usual write adds only such children: no second list of them is built).
+        var placed: [(position: Int, child: Context)] = []
         existing.byID = sink.takeIndex()
         for (position, entry) in sink.others {
             switch entry {
             case .anchored(let child):
-                pending.append((position, .ready(child)))
+                if pending.isEmpty {
+                    if placed.isEmpty { placed.reserveCapacity(sink.others.count) }
+                    placed.append((position, child))
+                } else {
+                    pending.append((position, .ready(child)))
+                }
             case .shared(let child):
                 if let key = child.idKey, let other = existing.byID[key], other !== child {
                     reportDuplicate(key, slot: index)
@@ -144,8 +154,7 @@ extension Context {
         for continuation in sink.deferredContinuations {
             continuation.perform()
         }
-        var placed: [(position: Int, child: Context)] = []
-        placed.reserveCapacity(pending.count)
+        placed.reserveCapacity(placed.count + pending.count)
         for (position, work) in pending {
             switch work {
             case .ready(let child):
