@@ -16,13 +16,13 @@ final class Anchor: Sendable {
 }
 
 extension Hierarchy {
-    /// Anchors `model` as the root of this (new) hierarchy and activates it.
-    func anchorRoot<M: Model>(_ model: M, dependencies: DependencyValues) -> Context {
+    /// Anchors `model` as the root of this (new) hierarchy and activates it; returns its box.
+    func anchorRoot<M: Model>(_ model: M, dependencies: DependencyValues) -> NodeBox {
+        let box = model.node.box
         withSection {
-            let context = makeContext(for: model, place: nil, inherited: dependencies.storage, isRoot: true)
-            root = context
-            return context
+            root = makeContext(for: model, place: nil, inherited: dependencies.storage, isRoot: true)
         }
+        return box
     }
 }
 
@@ -41,6 +41,7 @@ extension Model {
     ///
     /// - Note: Capturing the returned value in a task started through it, or in a callback handed
     ///   to a child, keeps the hierarchy alive until that task ends or that child is removed.
+    @inlinable
     public func withAnchor() -> Self {
         withAnchor { _ in }
     }
@@ -52,10 +53,27 @@ extension Model {
     ///     $0.factClient.fetch = { "\($0) is a good number." }
     /// }
     /// ```
+    // Inlinable, so that the copy returned is made to hold the anchor in code specialized for the
+    // model's type: unspecialized, updating its `node` looks up `ModelNode<Self>`'s metadata.
+    @inlinable
     public func withAnchor(
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
         _ dependencies: (inout DependencyValues) -> Void
     ) -> Self {
+        var copy = self
+        if let anchor = anchorAsRoot(fileID: fileID, filePath: filePath, line: line, column: column, dependencies) {
+            copy.node.hold(anchor)
+        }
+        return copy
+    }
+
+    /// Anchors the model as the root of a new hierarchy and returns what keeps it alive; nil (with a
+    /// report) when it is anchored already.
+    @usableFromInline
+    func anchorAsRoot(
+        fileID: StaticString, filePath: StaticString, line: UInt, column: UInt,
+        _ dependencies: (inout DependencyValues) -> Void
+    ) -> Anchor? {
         if node.box.context != nil {
             reportIssue(ModelIssue(
                 "\(typeName(Self.self)) is already anchored; withAnchor() returned it unchanged.",
@@ -65,23 +83,29 @@ extension Model {
                 ],
                 fileID: fileID, filePath: filePath, line: line, column: column
             ))
-            return self
+            return nil
         }
-        return anchored(testing: nil, dependencies)
+        return anchorInNewHierarchy(testing: nil, dependencies)
     }
 
     /// Anchors the model in a new hierarchy, optionally under a tester.
     package func anchored(
         testing: TestingSupport?, hooks: [any HierarchyHook] = [], _ dependencies: (inout DependencyValues) -> Void
     ) -> Self {
+        var copy = self
+        copy.node.hold(anchorInNewHierarchy(testing: testing, hooks: hooks, dependencies))
+        return copy
+    }
+
+    /// Anchors the model as the root of a new hierarchy; returns the anchor that keeps it alive.
+    private func anchorInNewHierarchy(
+        testing: TestingSupport?, hooks: [any HierarchyHook] = [], _ dependencies: (inout DependencyValues) -> Void
+    ) -> Anchor {
         let hierarchy = Hierarchy(testing: testing)
         for hook in hooks { hierarchy.addHook(hook) }
         var values = DependencyValues(hierarchy: hierarchy)
         dependencies(&values)
-        _ = hierarchy.anchorRoot(self, dependencies: values)
-        var copy = self
-        copy.node.hold(Anchor(box: node.box, hierarchy: hierarchy))
-        return copy
+        return Anchor(box: hierarchy.anchorRoot(self, dependencies: values), hierarchy: hierarchy)
     }
 
     /// The hierarchy this model lives in, if anchored (for ModelKitTesting).

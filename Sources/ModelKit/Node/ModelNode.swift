@@ -70,6 +70,7 @@ public struct ModelNode<M: Model>: Sendable {
     }
 
     /// Makes this copy one that keeps the hierarchy alive.
+    @inlinable
     mutating func hold(_ anchor: Anchor) {
         reference = .anchoring(anchor)
     }
