@@ -91,7 +91,8 @@ extension Context {
     ///
     /// The chain is walked through unretained references: every context on it is alive while the
     /// lock is held (`self` is the caller's, and a place's parent is alive while the place is in its
-    /// child's list, which changes only under the lock: see Place.swift), and `body` only collects.
+    /// child's list, which changes only under the lock: see Place.swift). `body` must not change the
+    /// tree: the one caller, `send`, only collects deliveries.
     private final func walkUpSinglePlaces(all: Bool, including: Bool, _ body: (Context) -> Void) -> Bool {
         var steps = 0
         var context = Unmanaged.passUnretained(self)
