@@ -87,5 +87,28 @@ func eventScenarios() -> [Scenario] {
                 },
             ]
         },
+        // The other half of "send → handled", on one thread too, for callgrind: reading what waits in
+        // the buffer costs the reader no wait, only taking the elements out.
+        .timed("event stream read from its buffer, the reader's side") {
+            let buffered = Listener().withAnchor()
+            let bufferedChild = buffered.sender
+            return [
+                Variant(
+                    "ModelKit: the parent reads the events its child sent (the reader's side)",
+                    note: "The consuming task's part of \"send → handled\" without the loop's body: `next()` on a stream holding n events."
+                ) { n in
+                    let stream = buffered.node.event(ofType: Ping.self)
+                    for _ in 0..<n { bufferedChild.ping() }
+                    var iterator = stream.makeAsyncIterator()
+                    var read = 0
+                    let elapsed = await measure {
+                        for _ in 0..<n where await iterator.next(isolation: #isolation) != nil { read &+= 1 }
+                    }
+                    precondition(read == n, "the stream lost events")
+                    withExtendedLifetime(buffered) {}
+                    return elapsed
+                },
+            ]
+        },
     ]
 }

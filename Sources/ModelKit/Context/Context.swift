@@ -69,7 +69,8 @@ final class Context: @unchecked Sendable {
     /// `isMarked(in:)` and `isKept(in:)`).
     @exclusivity(unchecked) private var reconcileMark: UInt64 = 0
     @exclusivity(unchecked) var extras: ContextExtras?
-    /// The current model instance; nil once destructed, and for frozen copies and stand-ins.
+    /// The current model instance: set at anchoring, so a live context always holds one; nil once
+    /// destructed, and for frozen copies.
     @usableFromInline @exclusivity(unchecked) var model: (any Model)?
 
     init(

@@ -51,6 +51,30 @@ struct PlaceList: RandomAccessCollection {
         }
     }
 
+    /// How many places, and the place when there is one: what a walk up a chain of single places
+    /// reads, without copying an array of places.
+    enum Shape {
+        case none
+        case one(Place)
+        case several
+    }
+
+    var shape: Shape {
+        switch storage {
+        case .none: .none
+        case .one(let place): .one(place)
+        case .many: .several
+        }
+    }
+
+    /// The parent of the only place. The list holds exactly one.
+    var onlyParent: Context {
+        guard case .one(let place) = storage else {
+            preconditionFailure("ModelKit internal error: a context in \(count) places has no only parent")
+        }
+        return place.parent
+    }
+
     mutating func append(_ place: Place) {
         switch storage {
         case .none:

@@ -6,9 +6,13 @@
 final class EventListener: Sendable {
     private let onEvent: @Sendable (_ event: Any, _ sender: Any) -> Void
     private let onFinish: @Sendable () -> Void
+    /// Whether `onEvent` reads its sender. A listener that does not gets `()` in its place, which
+    /// spares the send a copy of the sending model into an `Any` and its destruction.
+    let wantsSender: Bool
 
     @usableFromInline
-    init(onEvent: @escaping @Sendable (Any, Any) -> Void, onFinish: @escaping @Sendable () -> Void) {
+    init(wantsSender: Bool, onEvent: @escaping @Sendable (Any, Any) -> Void, onFinish: @escaping @Sendable () -> Void) {
+        self.wantsSender = wantsSender
         self.onEvent = onEvent
         self.onFinish = onFinish
     }
@@ -28,10 +32,18 @@ extension Context {
         guard state.isLive else { return false }
         // Nobody listens anywhere in the hierarchy: nothing to route.
         guard hierarchy.eventListenerCount > 0 || hierarchy.hasHooks else { return true }
-        if hierarchy.eventListenerCount > 0, let sender = currentModel() {
+        if hierarchy.eventListenerCount > 0 {
+            // A live context holds its model (from anchoring to destruct). It is copied only for a
+            // listener that reads the sender.
+            assert(model != nil, "ModelKit internal error: a live context without its model")
             forEachTarget(of: relation) { target in
-                for listener in target.extras?.eventListeners ?? [] {
-                    hierarchy.deliveries.append(.event(listener, event, sender))
+                guard let listeners = target.extras?.eventListeners else { return }
+                for listener in listeners {
+                    if !listener.wantsSender {
+                        hierarchy.deliveries.append(.event(listener, event, ()))
+                    } else if let sender = model {
+                        hierarchy.deliveries.append(.event(listener, event, sender))
+                    }
                 }
             }
         }
@@ -76,22 +88,33 @@ extension Context {
     /// Calls `body` with this context (if `including`), then its parent and, when `all`, each further
     /// ancestor, provided that every one of them sits in exactly one place (or is the root) within a
     /// short chain. Otherwise calls nothing and returns false, for the general walk. Caller holds the lock.
+    ///
+    /// The chain is walked through unretained references: every context on it is alive while the
+    /// lock is held (`self` is the caller's, and a place's parent is alive while the place is in its
+    /// child's list, which changes only under the lock: see Place.swift). `body` must not change the
+    /// tree: the one caller, `send`, only collects deliveries.
     private final func walkUpSinglePlaces(all: Bool, including: Bool, _ body: (Context) -> Void) -> Bool {
         var steps = 0
-        var context = self
-        while !context.places.isEmpty {
-            if context.places.count > 1 { return false }
-            context = context.places[0].parent
-            steps += 1
-            // A model in its own ancestry, or a very deep tree: the general walk handles both.
-            if context === self || steps > 64 { return false }
-            if !all { break }
+        var context = Unmanaged.passUnretained(self)
+        chain: while true {
+            switch context._withUnsafeGuaranteedRef({ $0.places.shape }) {
+            case .none:
+                break chain
+            case .several:
+                return false
+            case .one(let place):
+                context = Unmanaged.passUnretained(place.parent)
+                steps += 1
+                // A model in its own ancestry, or a very deep tree: the general walk handles both.
+                if context.toOpaque() == Unmanaged.passUnretained(self).toOpaque() || steps > 64 { return false }
+                if !all { break chain }
+            }
         }
         if including { body(self) }
-        context = self
+        context = Unmanaged.passUnretained(self)
         for _ in 0..<steps {
-            context = context.places[0].parent
-            body(context)
+            context = Unmanaged.passUnretained(context._withUnsafeGuaranteedRef { $0.places.onlyParent })
+            context._withUnsafeGuaranteedRef { body($0) }
         }
         return true
     }

@@ -15,7 +15,7 @@ extension ModelNode {
         of event: Event,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) -> ModelStream<Event> {
-        eventStream(api: "event(of:)", location: (fileID, filePath, line, column)) { sent, _ in
+        eventStream(api: "event(of:)", location: (fileID, filePath, line, column), wantsSender: false) { sent, _ in
             guard let sent = EventMatch.cast(sent, to: Event.self), sent == event else { return nil }
             return sent
         }
@@ -27,7 +27,7 @@ extension ModelNode {
         ofType type: Event.Type,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) -> ModelStream<Event> {
-        eventStream(api: "event(ofType:)", location: (fileID, filePath, line, column)) { sent, _ in
+        eventStream(api: "event(ofType:)", location: (fileID, filePath, line, column), wantsSender: false) { sent, _ in
             EventMatch.cast(sent, to: Event.self)
         }
     }
@@ -48,7 +48,7 @@ extension ModelNode {
         fromType type: Sender.Type,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) -> ModelStream<(event: Sender.Event, model: Sender)> {
-        eventStream(api: "event(fromType:)", location: (fileID, filePath, line, column)) { sent, sender in
+        eventStream(api: "event(fromType:)", location: (fileID, filePath, line, column), wantsSender: true) { sent, sender in
             guard let model = EventMatch.cast(sender, to: Sender.self),
                   let event = EventMatch.cast(sent, to: Sender.Event.self)
             else { return nil }
@@ -57,10 +57,12 @@ extension ModelNode {
     }
 
     /// Built inline in the caller, so that matching and yielding are specialized for its types.
+    /// `match` gets the sending model only when `wantsSender`, else `()`.
     @inlinable
     func eventStream<Element: Sendable>(
         api: String,
         location: (StaticString, StaticString, UInt, UInt),
+        wantsSender: Bool,
         match: @escaping @Sendable (_ event: Any, _ sender: Any) -> Element?
     ) -> ModelStream<Element> {
         let (stream, storage) = ModelStream<Element>.make()
@@ -69,6 +71,7 @@ extension ModelNode {
             return stream
         }
         let listener = EventListener(
+            wantsSender: wantsSender,
             onEvent: { event, sender in
                 if let element = match(event, sender) { storage.yield(element) }
             },

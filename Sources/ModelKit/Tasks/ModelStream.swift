@@ -57,24 +57,32 @@ public struct ModelStream<Element: Sendable>: AsyncSequence, Sendable {
     }
 
     /// Reads a ``ModelStream``.
+    ///
+    /// An iterator takes what the stream has buffered in one go and hands it out one element per
+    /// call; copies of an iterator share what it took.
     public struct Iterator: AsyncIteratorProtocol {
         @usableFromInline let handle: StreamHandle<Element>
+        /// What this iterator took from the buffer and has not handed out yet.
+        @usableFromInline let batch: StreamBatch<Element>
 
         @inlinable
         init(handle: StreamHandle<Element>) {
             self.handle = handle
+            self.batch = StreamBatch()
         }
 
         /// The next element, or nil once the stream has ended (or the waiting task is cancelled).
         @inlinable
         public mutating func next() async -> Element? {
-            await handle.storage.next(isolation: nil)
+            if let element = batch.takeNext() { return element }
+            return await handle.storage.next(refilling: batch, isolation: nil)
         }
 
         /// The next element, waiting without leaving `actor`.
         @inlinable
         public mutating func next(isolation actor: isolated (any Actor)?) async -> Element? {
-            await handle.storage.next(isolation: actor)
+            if let element = batch.takeNext() { return element }
+            return await handle.storage.next(refilling: batch, isolation: actor)
         }
     }
 }
@@ -104,9 +112,10 @@ final class StreamHandle<Element: Sendable>: Sendable {
 final class StreamStorage<Element: Sendable>: @unchecked Sendable {
     @usableFromInline let lock = RankedLock.forLeafSections()
     // Safety: the fields below are guarded by `lock`.
-    /// Buffered elements from `head` on (read slots are cleared).
+    /// The elements not taken by a reader yet, oldest first. A reader takes them all at once (see
+    /// ``next(refilling:isolation:)``); they are optional so that its batch can hand them out by
+    /// moving them, and swap its emptied array back in.
     @usableFromInline @exclusivity(unchecked) var buffer: [Element?] = []
-    @usableFromInline @exclusivity(unchecked) var head = 0
     /// The tasks waiting for an element, first come first served (almost always at most one).
     @usableFromInline @exclusivity(unchecked) var waiters: [UnsafeContinuation<Element?, Never>] = []
     /// No element will be added (the buffer is still read to its end).
@@ -167,7 +176,6 @@ final class StreamStorage<Element: Sendable>: @unchecked Sendable {
         let discarded = discardingBuffer ? buffer : []
         if discardingBuffer {
             buffer = []
-            head = 0
         }
         lock.unlockLeaf()
         // Elements are released here, outside the lock: they may be models with deinits.
@@ -190,12 +198,15 @@ final class StreamStorage<Element: Sendable>: @unchecked Sendable {
         lock.unlockLeaf()
     }
 
+    /// The first of the elements buffered, which `batch` (empty) takes all at once; nil once the
+    /// stream has ended (or the waiting task is cancelled). Waits when nothing is buffered.
     @inlinable
-    func next(isolation actor: isolated (any Actor)?) async -> Element? {
+    func next(refilling batch: StreamBatch<Element>, isolation actor: isolated (any Actor)?) async -> Element? {
+        batch.empty()
         lock.lockLeaf()
-        if let element = takeBuffered() {
+        if takeBuffered(into: batch) {
             lock.unlockLeaf()
-            return element
+            return batch.takeNext()
         }
         if isFinished {
             lock.unlockLeaf()
@@ -208,18 +219,18 @@ final class StreamStorage<Element: Sendable>: @unchecked Sendable {
         // wake-up, dearer than the write itself) on every element.
         if watchForAppend(after: seen) {
             lock.lockLeaf()
-            if let element = takeBuffered() {
+            if takeBuffered(into: batch) {
                 lock.unlockLeaf()
-                return element
+                return batch.takeNext()
             }
             lock.unlockLeaf()
         }
         return await withTaskCancellationHandler {
             await withUnsafeContinuation(isolation: actor) { continuation in
                 lock.lockLeaf()
-                if let element = takeBuffered() {
+                if takeBuffered(into: batch) {
                     lock.unlockLeaf()
-                    continuation.resume(returning: element)
+                    continuation.resume(returning: batch.takeNext())
                 } else if isFinished {
                     lock.unlockLeaf()
                     continuation.resume(returning: nil)
@@ -257,16 +268,13 @@ final class StreamStorage<Element: Sendable>: @unchecked Sendable {
         return true
     }
 
-    /// The oldest buffered element, if any. Caller holds the lock.
+    /// Moves every buffered element into `batch` (emptied by its reader) by swapping arrays, so
+    /// that the buffer keeps the batch's capacity; false when nothing is buffered. Caller holds the
+    /// lock.
     @inlinable
-    func takeBuffered() -> Element? {
-        guard head < buffer.count else { return nil }
-        let element = buffer[head].take()
-        head += 1
-        if head == buffer.count {
-            buffer.removeAll(keepingCapacity: true)
-            head = 0
-        }
-        return element
+    func takeBuffered(into batch: StreamBatch<Element>) -> Bool {
+        guard !buffer.isEmpty else { return false }
+        swap(&buffer, &batch.elements)
+        return true
     }
 }
