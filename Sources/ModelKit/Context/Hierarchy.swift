@@ -181,7 +181,14 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
             hooksToNotify = false
             work.committedHooks = hooks
         }
-        work.actions = teardowns.isEmpty ? pendingActions : teardowns + pendingActions
+        if teardowns.isEmpty {
+            work.actions = pendingActions
+        } else if pendingActions.isEmpty {
+            work.actions = teardowns
+        } else {
+            teardowns.append(contentsOf: pendingActions)
+            work.actions = teardowns
+        }
         pendingActions = []
         if !deliveries.isEmpty {
             if deliveryQueue.isEmpty && !isDraining {

@@ -100,7 +100,7 @@ class AnySchema: Observable, @unchecked Sendable {
 
     /// The cell of property `index` of `model`.
     final func cell(_ index: Int, of model: any Model) -> AnyCell {
-        if let cellOffsets { return readCells(of: model, at: [cellOffsets[index]])[0] }
+        if let cellOffsets { return readCell(of: model, at: cellOffsets[index]) }
         return cellsByKeyPath(of: model)[index]
     }
 
@@ -118,6 +118,12 @@ class AnySchema: Observable, @unchecked Sendable {
 @inline(__always)
 func cellReference(at offset: Int, in base: UnsafeRawPointer) -> Unmanaged<AnyCell> {
     Unmanaged<AnyCell>.fromOpaque(base.loadUnaligned(fromByteOffset: offset, as: UnsafeRawPointer.self))
+}
+
+/// Reads the storage reference at `offset` inside `model` (the existential opened: no array of
+/// offsets or of cells for the one a reconciliation asks for).
+private func readCell<M: Model>(of model: M, at offset: Int) -> AnyCell {
+    withUnsafePointer(to: model) { cellReference(at: offset, in: UnsafeRawPointer($0)).takeUnretainedValue() }
 }
 
 /// Reads the storage references at `offsets` inside `model`.
