@@ -80,18 +80,29 @@ final class ReconcileSink: VisitSink {
         return index
     }
 
-    /// How many children are kept so far.
-    private var keptCount: Int { prefixCount + kept.count }
+    /// A slot that had no children (its first value, or one replacing them all): the children
+    /// anchored at once before any other model was met, in order. They are the front of the new
+    /// list as they are, recorded nowhere else (a million new children take 8 MB here, instead of
+    /// an entry each in `others` and in the placements).
+    @exclusivity(unchecked) private var anchoredInOrder: [Context] = []
+
+    /// How many children are kept so far (the children anchored in order count as kept).
+    private var keptCount: Int { prefixCount + kept.count + anchoredInOrder.count }
 
     /// The children kept, in their new order, and the previous children after the prefix (those
     /// not kept among them are removed). Call once, after the visit.
     func takeKept() -> (kept: [Context], unmatched: [Context]) {
         var list = previous
         previous = []
+        if list.isEmpty && kept.isEmpty {
+            defer { anchoredInOrder = [] }
+            return (anchoredInOrder, [])
+        }
         // A copy of the (usually short) tail, so that `list` stays uniquely referenced.
         let unmatched = Array(list[prefixCount...])
         if prefixCount < list.count { list.removeSubrange(prefixCount...) }
         list.append(contentsOf: kept)
+        list.append(contentsOf: anchoredInOrder)
         return (list, unmatched)
     }
 
@@ -257,7 +268,11 @@ final class ReconcileSink: VisitSink {
         guard child.state.isLive else { return }
         child.keep(in: stamp)
         if let key { index[key] = child }
-        others.append((keptCount, .anchored(child)))
+        if previous.isEmpty && others.isEmpty {
+            anchoredInOrder.append(child)
+        } else {
+            others.append((keptCount, .anchored(child)))
+        }
     }
 
     /// Sorts a live model met in the new value: kept, shared from elsewhere, or rejected.

@@ -61,6 +61,8 @@ private struct Tree: Model {
     @Tracked var children: [Child] = []
     @Tracked var numbered: [NumberedLeaf] = []
     @Tracked var leaves: [Leaf] = []
+    /// A slot after `leaves`, so that a model shared with it is met in `leaves` first.
+    @Tracked var later: [Leaf] = []
 
     func onActivate() { log.add("activate tree") }
 
@@ -68,6 +70,7 @@ private struct Tree: Model {
         r.track(\.$children)
         r.track(\.$numbered)
         r.track(\.$leaves)
+        r.track(\.$later)
     }
 }
 
@@ -100,6 +103,26 @@ extension ReportedIssueTests {
             tree.leaves += [Leaf(name: "b", log: log), Leaf(name: "c", log: log)]
             #expect(log.all == ["activate tree", "activate a", "activate b", "activate c"])
             #expect(tree.leaves.map(\.lifetime) == [.anchored, .anchored, .anchored])
+        }
+
+        @Test func aFirstValueMixingNewAndSharedModelsKeepsTheirOrderAmongTheChildren() {
+            let log = Log()
+            let tree = Tree(log: log).withAnchor()
+            let shared = Leaf(name: "shared", log: log)
+            tree.later = [shared]
+            // Two new children anchored as they are met, then a model live in another slot, then a
+            // new one: the slot's children keep the order of its value.
+            tree.leaves = [
+                Leaf(name: "first", log: log), Leaf(name: "second", log: log), shared, Leaf(name: "last", log: log),
+            ]
+            let names = tree.node.mapHierarchy(for: .children) { ($0 as? Leaf)?.name }
+            #expect(names == ["first", "second", "shared", "last"])
+            #expect(log.all == ["activate tree", "activate shared", "activate first", "activate second", "activate last"])
+            tree.leaves.remove(at: 1)
+            #expect(tree.node.mapHierarchy(for: .children) { ($0 as? Leaf)?.name } == ["first", "shared", "last"])
+            tree.leaves = []
+            #expect(shared.lifetime == .anchored)
+            #expect(tree.node.mapHierarchy(for: .children) { ($0 as? Leaf)?.name } == ["shared"])
         }
 
         @Test func aSecondNewChildWithAnIdMetInOneWriteIsReportedAndNotAnchored() async {
