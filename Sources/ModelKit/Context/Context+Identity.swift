@@ -2,27 +2,26 @@
 // slot's index of its children by id (`IDKey`, Place.swift) and for the in-order match of same-id
 // continuity (`ContainerVisitor.visit(_:)`). Models whose id is their `ModelID` have none.
 
-/// A custom model id as a dictionary key: the id in an existential, with its hash taken once.
+/// A custom model id as a dictionary key: the id in an existential.
 ///
 /// Not an `AnyHashable`: creating one looks up a conformance at run time (about 650 instructions
 /// for a `UUID`), and comparing two goes through runtime casts (about 1,000). Here the id is boxed
-/// with the witness its generic context already has, and two keys compare their hashes, then their
-/// types, then their values with the type's own `==`. Ids of different types never match.
+/// with the witness its generic context already has, and two keys compare their types, then their
+/// values with the type's own `==` (a few instructions for an `Int` or a `UUID`, so the hash is not
+/// kept to compare first). Ids of different types never match.
 struct IDKey: Hashable {
     let id: any Hashable
-    let hash: Int
 
     init<ID: Hashable>(_ id: ID) {
         self.id = id
-        hash = id.hashValue
     }
 
     static func == (lhs: IDKey, rhs: IDKey) -> Bool {
-        lhs.hash == rhs.hash && Self.equal(lhs.id, rhs.id)
+        Self.equal(lhs.id, rhs.id)
     }
 
     func hash(into hasher: inout Hasher) {
-        hasher.combine(hash)
+        id.hash(into: &hasher)
     }
 
     /// Whether two ids are of one type and equal (each existential opened in turn).

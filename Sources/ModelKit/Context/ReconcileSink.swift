@@ -86,6 +86,19 @@ final class ReconcileSink: VisitSink {
     /// an entry each in `others` and in the placements).
     @exclusivity(unchecked) private var anchoredInOrder: [Context] = []
 
+    /// How many models the collections visited so far hold (see `willVisit(count:)`).
+    @exclusivity(unchecked) private var expectedCount = 0
+
+    /// Sizes the lists a slot without children fills with new children, from the collection's
+    /// count: no regrowth while a million children are anchored, and no spare capacity after.
+    override func willVisit(count: Int) {
+        expectedCount += count
+        // Once: reserving again for each of many small collections would copy the list each time.
+        if previous.isEmpty && others.isEmpty && anchoredInOrder.isEmpty {
+            anchoredInOrder.reserveCapacity(count)
+        }
+    }
+
     /// How many children are kept so far (the children anchored in order count as kept).
     private var keptCount: Int { prefixCount + kept.count + anchoredInOrder.count }
 
@@ -263,6 +276,7 @@ final class ReconcileSink: VisitSink {
     /// Anchors a new model at once, in this slot, indexed by `key` (its custom id, not in the
     /// index). The same model met twice is found by `classify` (it is kept in this pass).
     private func anchorAtOnce<M: Model>(_ model: M, key: IDKey?) {
+        if key != nil && index.isEmpty && previous.isEmpty { index.reserveCapacity(expectedCount) }
         let hierarchy = parent.hierarchy
         let child = hierarchy.makeContext(for: model, place: Place(parent: parent, slot: slot), inherited: parent.dependencyStorage)
         guard child.state.isLive else { return }

@@ -68,6 +68,7 @@ public struct ContainerVisitor {
     /// in one loop, without a call per model.
     @inlinable
     mutating func visitInOrder<C: RandomAccessCollection>(_ elements: C) where C.Element: ModelContainer {
+        sink.willVisit(count: elements.count)
         var position = elements.startIndex
         if let expected = sink.expectedNext() {
             let limit = Swift.min(elements.count, expected.count)
@@ -185,6 +186,11 @@ class VisitSink {
     /// Settles the next `count` expected children: they were met in place.
     @usableFromInline
     func metExpected(_ count: Int) {}
+
+    /// A collection of `count` elements is about to be visited (a hint for sizing what the sink
+    /// collects).
+    @usableFromInline
+    func willVisit(count: Int) {}
 
     /// Handles a model known by its identity alone, if the sink can; false to visit it in full.
     /// The box is the visited model's, which the container keeps alive during the call.
