@@ -66,6 +66,20 @@ final class ReconcileSink: VisitSink {
     @exclusivity(unchecked) private(set) var others: [(position: Int, entry: Entry)] = []
     @exclusivity(unchecked) private(set) var issues: [ModelIssue] = []
 
+    /// The slot's index of its children by id, handed over for the visit (see `takeIndex()`), so
+    /// that a model anchored at once is indexed (and a second model with its id found) in one step.
+    @exclusivity(unchecked) private var index: [IDKey: Context]
+    /// Whether a new model met earlier waits for the end of the visit: from then on every new
+    /// model does, so that new models are still activated in the order they were met.
+    @exclusivity(unchecked) private var defersAnchoring = false
+    /// A slot that had no children (its first value, or one replacing them all): the children
+    /// anchored at once before any other model was met, in order. They are the front of the new
+    /// list as they are, recorded nowhere else (a million new children take 8 MB here, instead of
+    /// an entry each in `others` and in the placements).
+    @exclusivity(unchecked) private var anchoredInOrder: [Context] = []
+    /// How many models the collections visited so far hold (see `willVisit(count:)`).
+    @exclusivity(unchecked) private var expectedCount = 0
+
     init(parent: Context, slot: Int, stamp: UInt64, previous: [Context], index: [IDKey: Context]) {
         self.parent = parent
         self.slot = slot
@@ -79,15 +93,6 @@ final class ReconcileSink: VisitSink {
         defer { index = [:] }
         return index
     }
-
-    /// A slot that had no children (its first value, or one replacing them all): the children
-    /// anchored at once before any other model was met, in order. They are the front of the new
-    /// list as they are, recorded nowhere else (a million new children take 8 MB here, instead of
-    /// an entry each in `others` and in the placements).
-    @exclusivity(unchecked) private var anchoredInOrder: [Context] = []
-
-    /// How many models the collections visited so far hold (see `willVisit(count:)`).
-    @exclusivity(unchecked) private var expectedCount = 0
 
     /// Sizes the lists a slot without children fills with new children, from the collection's
     /// count: no regrowth while a million children are anchored, and no spare capacity after.
@@ -255,14 +260,6 @@ final class ReconcileSink: VisitSink {
         }
         classify(context, typeName: context.schema.typeName)
     }
-
-    /// Whether a new model met earlier waits for the end of the visit: from then on every new
-    /// model does, so that new models are still activated in the order they were met.
-    @exclusivity(unchecked) private var defersAnchoring = false
-
-    /// The slot's index of its children by id, handed over for the visit (see `takeIndex()`), so
-    /// that a model anchored at once is indexed (and a second model with its id found) in one step.
-    @exclusivity(unchecked) private var index: [IDKey: Context]
 
     /// Whether a new model of `schema` can be anchored during the visit instead of after it: the
     /// usual way to add children, which saves recording it. That takes a model without child slots
