@@ -226,4 +226,42 @@ private struct TrackedSettings: Model, DependencyKey {
         }
         #expect(await eventually { tracker.liveCount == 2 }, "live: \(tracker.liveCount)")
     }
+
+    /// A teardown of more models than one chunk of a teardown batch holds (4,096) keeps the rest
+    /// in further chunks: every value is released after the work, and nothing it held outlives
+    /// the teardown.
+    @Test func aLargeTeardownReleasesEveryModelValue() async {
+        let tracker = LifetimeTracker()
+        let root = HeldTokenList(token: tracker.token()).withAnchor()
+        root.rows = (0..<5_000).map { HeldTokenRow(key: $0, token: tracker.token()) }
+        #expect(tracker.liveCount == 5_001)
+        root.rows = []
+        #expect(tracker.liveCount == 1, "live: \(tracker.liveCount)")
+        root.rows = (0..<4_500).map { HeldTokenRow(key: $0, token: tracker.token()) }
+        #expect(tracker.liveCount == 4_501)
+        _ = consume root
+        #expect(tracker.liveCount == 0, "live: \(tracker.liveCount)")
+    }
+}
+
+/// A row holding a token in a `let` (released only with its model value).
+private struct HeldTokenRow: Model {
+    var node = ModelNode<Self>()
+    let key: Int
+    let token: LifetimeTracker.Token
+    @Tracked var count = 0
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track(\.$count)
+    }
+}
+
+private struct HeldTokenList: Model {
+    var node = ModelNode<Self>()
+    let token: LifetimeTracker.Token
+    @Tracked var rows: [HeldTokenRow] = []
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track(\.$rows)
+    }
 }
