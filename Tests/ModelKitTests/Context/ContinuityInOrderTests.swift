@@ -61,6 +61,14 @@ extension ReportedIssueTests {
             ids.map { RefreshedRow(id: $0, title: "\(title) \($0)", count: $0, log: log, tracksUndo: tracksUndo) }
         }
 
+        /// An anchored list whose rows are first instances with `ids`, titled "draft".
+        private func anchoredList(_ ids: [Int], log: Log) -> (RefreshedList, [RefreshedRow]) {
+            let list = RefreshedList().withAnchor()
+            let first = rows(ids, title: "draft", log: log)
+            list.rows = first
+            return (list, first)
+        }
+
         /// Every earlier handle and every new instance reads the live child; nothing was
         /// activated again or torn down.
         private func expectContinued(_ earlier: [RefreshedRow], by later: [RefreshedRow], log: Log, _ note: String) {
@@ -75,9 +83,7 @@ extension ReportedIssueTests {
         @Test func aRefreshInTheSameOrderContinuesEveryChild() async {
             await IssueCapture.run(matching: "RefreshedList") { capture in
                 let log = Log()
-                let list = RefreshedList().withAnchor()
-                let first = rows([1, 2, 3, 4], title: "draft", log: log)
-                list.rows = first
+                let (list, first) = anchoredList([1, 2, 3, 4], log: log)
                 let second = rows([1, 2, 3, 4], title: "final", log: log)
                 list.rows = second
                 #expect(list.rows.map(\.title) == ["final 1", "final 2", "final 3", "final 4"])
@@ -115,9 +121,7 @@ extension ReportedIssueTests {
 
         @Test func reorderedIDsFallBackToMatchingByID() {
             let log = Log()
-            let list = RefreshedList().withAnchor()
-            let first = rows([1, 2, 3, 4], title: "draft", log: log)
-            list.rows = first
+            let (list, first) = anchoredList([1, 2, 3, 4], log: log)
             // The first stays in place (continued in order); the rest are matched by id.
             let second = rows([1, 4, 2, 3], title: "final", log: log)
             list.rows = second
@@ -129,9 +133,7 @@ extension ReportedIssueTests {
 
         @Test func aMissingIDRemovesThatChildAndTheOthersContinue() {
             let log = Log()
-            let list = RefreshedList().withAnchor()
-            let first = rows([1, 2, 3], title: "draft", log: log)
-            list.rows = first
+            let (list, first) = anchoredList([1, 2, 3], log: log)
             let second = rows([1, 3], title: "final", log: log)
             list.rows = second
             #expect(list.rows.map(\.id) == [1, 3])
@@ -141,9 +143,7 @@ extension ReportedIssueTests {
 
         @Test func aNewIDAmongThemIsAnchoredAndTheOthersContinue() {
             let log = Log()
-            let list = RefreshedList().withAnchor()
-            let first = rows([1, 2, 3], title: "draft", log: log)
-            list.rows = first
+            let (list, first) = anchoredList([1, 2, 3], log: log)
             let second = rows([1, 9, 2, 3], title: "final", log: log)
             list.rows = second
             #expect(list.rows.map(\.id) == [1, 9, 2, 3])
@@ -154,9 +154,7 @@ extension ReportedIssueTests {
         @Test func aDuplicateIDAfterTheContinuedOnesIsReported() async {
             await IssueCapture.run(matching: "RefreshedList.rows") { capture in
                 let log = Log()
-                let list = RefreshedList().withAnchor()
-                let first = rows([1, 2], title: "draft", log: log)
-                list.rows = first
+                let (list, first) = anchoredList([1, 2], log: log)
                 let again = RefreshedRow(id: 1, title: "again", log: log)
                 let twice = RefreshedRow(id: 1, title: "twice", log: log)
                 list.rows = [again, twice]
@@ -171,9 +169,7 @@ extension ReportedIssueTests {
         @Test func theSameNewInstanceTwiceIsReported() async {
             await IssueCapture.run(matching: "RefreshedList.rows") { capture in
                 let log = Log()
-                let list = RefreshedList().withAnchor()
-                let first = rows([1, 2], title: "draft", log: log)
-                list.rows = first
+                let (list, first) = anchoredList([1, 2], log: log)
                 let again = RefreshedRow(id: 1, title: "again", log: log)
                 list.rows = [again, again]
                 #expect(first[0].title == "again" && again.lifetime == .anchored)
@@ -202,9 +198,7 @@ extension ReportedIssueTests {
 
         @Test func observersOfEarlierHandlesSeeTheAppliedValues() async {
             let log = Log()
-            let list = RefreshedList().withAnchor()
-            let first = rows([1, 2], title: "draft", log: log)
-            list.rows = first
+            let (list, first) = anchoredList([1, 2], log: log)
             let fired = Locked(0)
             withObservationTracking { _ = first[1].title } onChange: { fired.withLock { $0 += 1 } }
             let seen = Log()
@@ -217,9 +211,7 @@ extension ReportedIssueTests {
 
         @Test func aRefreshWrittenTwiceInOneTransactionIsOneChangePerProperty() {
             let log = Log()
-            let list = RefreshedList().withAnchor()
-            let first = rows([1, 2], title: "draft", log: log)
-            list.rows = first
+            let (list, first) = anchoredList([1, 2], log: log)
             let printed = Locked<[String]>([])
             let printing = list._printChanges { line in printed.withLock { $0.append(line) } }
             list.node.transaction {
