@@ -19,8 +19,24 @@ extension Hierarchy {
     /// Anchors `model` as the root of this (new) hierarchy and activates it; returns its box.
     func anchorRoot<M: Model>(_ model: M, dependencies: DependencyValues) -> NodeBox {
         let box = model.node.box
-        withSection {
-            root = makeContext(for: model, place: nil, inherited: dependencies.storage, isRoot: true)
+        // A new hierarchy, so this is the outermost section. The activation of a root without
+        // child slots is kept out of the action list: when the section leaves nothing else, it is
+        // performed after the section without allocating one.
+        var activation: DeferredActivation?
+        beginSection()
+        root = makeContext(
+            for: model, place: nil, inherited: dependencies.storage, isRoot: true, deferring: true, &activation
+        )
+        guard let activation else {
+            endSection()
+            return box
+        }
+        if depth > 1 || hasPendingWork {
+            pendingActions.insert(activation.action, at: activation.position)
+            endSection()
+        } else {
+            endSection()
+            activation.action.performActivation()
         }
         return box
     }

@@ -22,7 +22,9 @@ extension Context {
         guard state.isLive else { return }
         state = .destructed
         hierarchy.structureVersion &+= 1
-        hierarchy.eventListenerCount -= extras?.eventListeners.count ?? 0
+        if let listeners = extras?.eventListeners, !listeners.isEmpty {
+            hierarchy.extras.eventListenerCount -= listeners.count
+        }
         if let work = extras?.takeWorkForTeardown(of: self), !work.isEmpty {
             batch.entries.append(TeardownBatch.Entry(work: work))
         }
@@ -37,7 +39,7 @@ extension Context {
                 }
             }
         }
-        slots = [:]
+        // The slots go with the extras.
         places.removeAll()
         // Undo tracking outlives the destruct, as the rest of the model's undo state does.
         let undoTracking = self.undoTracking
@@ -69,6 +71,9 @@ struct TeardownBatch {
     private static let chunkSize = 4_096
 
     var isEmpty: Bool { entries.isEmpty && releasedModels.isEmpty }
+
+    /// Whether there is work to perform (beyond releasing model values).
+    var hasWork: Bool { !entries.isEmpty }
 
     /// Keeps a destructed model's value, to release after the work. Caller holds the lock.
     mutating func release(_ model: consuming any Model) {

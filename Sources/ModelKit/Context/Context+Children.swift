@@ -4,11 +4,35 @@
 extension Hierarchy {
     /// Creates the context of `model`, binds its storage and anchors its subtree. Activation of the
     /// new contexts is queued, parents first, for the end of the section.
+    @inline(__always)
     func makeContext<M: Model>(
         for model: M,
         place: Place?,
         inherited: DependencyValues.Storage,
         isRoot: Bool = false
+    ) -> Context {
+        var activation: DeferredActivation?
+        return makeContext(for: model, place: place, inherited: inherited, isRoot: isRoot, deferring: false, &activation)
+    }
+
+    /// An activation `makeContext` left to its caller: the action, and where in `pendingActions`
+    /// it would have been queued.
+    struct DeferredActivation {
+        var action: SectionAction
+        var position: Int
+    }
+
+    /// `makeContext`; with `deferring`, the activation of a model without child slots is not
+    /// queued but handed back in `activation` (nil if it was queued, or the model was not
+    /// anchored), so that a caller with nothing else to do after the section can perform it
+    /// without an action list. (A model with children queues its own activation before theirs.)
+    func makeContext<M: Model>(
+        for model: M,
+        place: Place?,
+        inherited: DependencyValues.Storage,
+        isRoot: Bool,
+        deferring: Bool,
+        _ activation: inout DeferredActivation?
     ) -> Context {
         let schema = ModelKit.schema(of: model)
         let box = model.node.box
@@ -45,13 +69,18 @@ extension Hierarchy {
         checkRegistration(of: model, schema: schema)
         #endif
         for printer in modifiers.printers {
-            hooks.append(ChangePrinter(root: context, printer: printer))
+            extras.hooks.append(ChangePrinter(root: context, printer: printer))
             hasHooks = true
             recordsEveryChange = true
         }
-        pendingActions.append(
-            modifiers.activations.isEmpty ? .activate(context) : .activateWithHandlers(context, modifiers.activations)
-        )
+        let action: SectionAction = modifiers.activations.isEmpty
+            ? .activate(context)
+            : .activateWithHandlers(context, modifiers.activations)
+        if deferring && schema.childSlotIndices.isEmpty {
+            activation = DeferredActivation(action: action, position: pendingActions.count)
+        } else {
+            pendingActions.append(action)
+        }
         for index in schema.childSlotIndices {
             context.reconcileSlot(index)
         }

@@ -1,12 +1,14 @@
-// The ordered delivery of committed sections' stream values (see `Hierarchy.deliveryQueue`).
+// The ordered delivery of committed sections' stream values (see `HierarchyExtras.deliveryQueue`).
 
 extension Hierarchy {
     /// Marks a section's deliveries ready and performs the ready ones in commit order. Call without
     /// holding the lock.
     func deliver(ticket: UInt64) {
         lock.lock()
-        if let index = deliveryQueue.firstIndex(where: { $0.ticket == ticket }) {
-            deliveryQueue[index].isReady = true
+        // A queued ticket means the extras exist.
+        let extras = self.extras
+        if let index = extras.deliveryQueue.firstIndex(where: { $0.ticket == ticket }) {
+            extras.deliveryQueue[index].isReady = true
         }
         guard !isDraining else {
             // The draining thread picks the batch up before it stops.
@@ -33,8 +35,12 @@ extension Hierarchy {
     private func drainReadyBatches() {
         while true {
             var batches: [DeliveryBatch] = []
-            while let first = deliveryQueue.first, first.isReady {
-                batches.append(deliveryQueue.removeFirst())
+            if hasQueuedDeliveries {
+                readExtras(or: ()) { extras in
+                    while let first = extras.deliveryQueue.first, first.isReady {
+                        batches.append(extras.deliveryQueue.removeFirst())
+                    }
+                }
             }
             if batches.isEmpty {
                 isDraining = false

@@ -9,7 +9,7 @@ extension Hierarchy {
     /// queued before them). Returns false, having done nothing, for any other section. Caller holds
     /// the lock, at depth 0, with pending work.
     func endSmallSection() -> Bool {
-        guard orphans.isEmpty, pendingActions.isEmpty, !hooksToNotify, deliveryQueue.isEmpty, !isDraining
+        guard orphans.isEmpty, pendingActions.isEmpty, !hooksToNotify, !hasQueuedDeliveries, !isDraining
         else { return false }
         guard pendingChanges.count == 1 else {
             guard pendingChanges.isEmpty else { return false }

@@ -9,20 +9,13 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
     var lock: RankedLock {
         @inline(__always) get { self }
     }
-    let testing: TestingSupport?
-
-    // Safety: every field below is guarded by `lock`.
+    // Safety: every field below is guarded by `lock`, except `extrasBits` (atomic).
+    // The flags (one byte, read through the properties named after them) and `depth` share one
+    // word; the fields most sections touch follow, and the rest is in `HierarchyExtras`, so that
+    // the object is 120 bytes (malloc's 128-byte class).
+    @exclusivity(unchecked) private var flags: HierarchyFlags = []
     /// Section nesting on the holding thread.
-    @exclusivity(unchecked) var depth = 0
-    // The flags together, so that they share one word.
-    /// A thread is performing ready delivery batches.
-    @exclusivity(unchecked) var isDraining = false
-    @exclusivity(unchecked) var hasHooks = false
-    /// Every change must be recorded: a hook or a `modifications` stream listens.
-    @exclusivity(unchecked) var recordsEveryChange = false
-    /// Hooks recorded something this section; they are told once it is committed.
-    @exclusivity(unchecked) var hooksToNotify = false
-    @exclusivity(unchecked) var isTornDown = false
+    @exclusivity(unchecked) var depth: Int32 = 0
     @exclusivity(unchecked) var pendingChanges: [PendingChange] = []
     /// An empty buffer, swapped with `pendingChanges` to commit them.
     @exclusivity(unchecked) private var spareChanges: [PendingChange] = []
@@ -38,32 +31,54 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
     /// An empty buffer for `deliveries`, handed back by the thread that performed the last direct
     /// deliveries, so that the usual section with an observer allocates no array.
     @exclusivity(unchecked) var spareDeliveries: [Delivery] = []
-    /// Committed sections' deliveries, in commit order. A batch becomes ready once its section has
-    /// notified Observation, so that nobody sees a value through a stream before Observation
-    /// observers heard of it. One draining thread at a time performs ready batches, in order.
-    @exclusivity(unchecked) var deliveryQueue: [DeliveryBatch] = []
-    @exclusivity(unchecked) var nextTicket: UInt64 = 0
-    @exclusivity(unchecked) var hooks: [any HierarchyHook] = []
-    /// The `modifications(of:)` streams of the hierarchy's models.
-    @exclusivity(unchecked) var modificationListeners: [ModificationListener] = []
-    @exclusivity(unchecked) var resolvedDefaults = DependencyList()
-    /// Resolved defaults that are not models, published for reads without the lock
-    /// (`Unmanaged<DefaultsSnapshot>` bits, 0 before the first).
-    let defaultsSnapshotBits = Atomic<UInt>(0)
-    /// Every snapshot published, kept until the hierarchy is freed so that a reader never has to
-    /// retain one. (Models are left out: a model dependency's value refers back to the hierarchy.)
-    @exclusivity(unchecked) var publishedDefaults: [DefaultsSnapshot] = []
-    @exclusivity(unchecked) var dependencyModels: [ObjectIdentifier: Context] = [:]
-    /// How many event listeners the hierarchy's models have: sending is free when there are none.
-    @exclusivity(unchecked) var eventListenerCount = 0
-    @exclusivity(unchecked) var reportedMissingDependencies: Set<ObjectIdentifier> = []
     @exclusivity(unchecked) var root: Context?
-    /// Undo's state, once a model of the hierarchy tracks undo (Undo/UndoRecording.swift).
-    @exclusivity(unchecked) var undo: HierarchyUndo?
+    /// The ``HierarchyExtras`` (`Unmanaged` bits, retained), 0 until first needed. Stored once,
+    /// with release ordering, under the lock; released by the deinit.
+    let extrasBits = Atomic<UInt>(0)
 
     init(testing: TestingSupport? = nil, lockRank: RankedLock.Rank = .hierarchy) {
-        self.testing = testing
         super.init(rank: lockRank)
+        if let testing { publishExtras(HierarchyExtras(testing: testing)) }
+    }
+
+    /// A thread is performing ready delivery batches.
+    var isDraining: Bool {
+        @inline(__always) get { flags.contains(.isDraining) }
+        @inline(__always) set { flags.set(.isDraining, newValue) }
+    }
+
+    var hasHooks: Bool {
+        @inline(__always) get { flags.contains(.hasHooks) }
+        @inline(__always) set { flags.set(.hasHooks, newValue) }
+    }
+
+    /// Every change must be recorded: a hook or a `modifications` stream listens.
+    var recordsEveryChange: Bool {
+        @inline(__always) get { flags.contains(.recordsEveryChange) }
+        @inline(__always) set { flags.set(.recordsEveryChange, newValue) }
+    }
+
+    /// Hooks recorded something this section; they are told once it is committed.
+    var hooksToNotify: Bool {
+        @inline(__always) get { flags.contains(.hooksToNotify) }
+        @inline(__always) set { flags.set(.hooksToNotify, newValue) }
+    }
+
+    var isTornDown: Bool {
+        @inline(__always) get { flags.contains(.isTornDown) }
+        @inline(__always) set { flags.set(.isTornDown, newValue) }
+    }
+
+    deinit {
+        let bits = extrasBits.load(ordering: .acquiring)
+        if bits != 0 {
+            Unmanaged<HierarchyExtras>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped).release()
+        }
+    }
+
+    /// Publishes the extras (retaining them). Caller holds the lock, or is the initializer.
+    func publishExtras(_ extras: HierarchyExtras) {
+        extrasBits.store(UInt(bitPattern: Unmanaged.passRetained(extras).toOpaque()), ordering: .releasing)
     }
 
     // MARK: Sections
@@ -157,7 +172,7 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
                 orphans = []
                 var batch = TeardownBatch()
                 // Undo keeps what a removed child held, to bring it back (before `destruct` drops it).
-                let undo = self.undo?.snapshotsRemovals(pendingChanges) == true ? self.undo : nil
+                let undo = self.undo.flatMap { $0.snapshotsRemovals(pendingChanges) ? $0 : nil }
                 for context in candidates where context.places.isEmpty && !context.isRoot && context.state.isLive {
                     undo?.snapshot(context)
                     context.destruct(into: &batch)
@@ -191,15 +206,16 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
         }
         pendingActions = []
         if !deliveries.isEmpty {
-            if deliveryQueue.isEmpty && !isDraining {
+            if !hasQueuedDeliveries && !isDraining {
                 // Nothing is waiting to be delivered: this section delivers its own, as the
                 // draining thread, with no batch to queue and find again.
                 isDraining = true
                 work.deliveries = .direct(deliveries)
             } else {
-                nextTicket &+= 1
-                deliveryQueue.append(DeliveryBatch(ticket: nextTicket, items: deliveries))
-                work.deliveries = .queued(ticket: nextTicket)
+                let extras = self.extras
+                extras.nextTicket &+= 1
+                extras.deliveryQueue.append(DeliveryBatch(ticket: extras.nextTicket, items: deliveries))
+                work.deliveries = .queued(ticket: extras.nextTicket)
             }
             deliveries = spareDeliveries
             spareDeliveries = []
@@ -210,7 +226,7 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
     /// Evaluates the observers of committed changes and records them for hooks. Caller holds the lock.
     /// `changes` are coalesced (one per property); `isSingle`: the section recorded one change.
     private func commit(_ changes: [PendingChange], isSingle: Bool, into work: inout SectionWork) {
-        if !modificationListeners.isEmpty { collectModifications(changes) }
+        if hasModificationListeners { collectModifications(changes) }
         if let undo { undo.record(changes) }
         // An observer of several changed properties is evaluated once: marked with this commit's
         // stamp. (One property's observers are distinct, so a single change needs no mark.)
@@ -276,7 +292,7 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
 
     package func addHook(_ hook: any HierarchyHook) {
         lock.withShortLock {
-            hooks.append(hook)
+            extras.hooks.append(hook)
             hasHooks = true
             recordsEveryChange = true
         }
@@ -284,35 +300,65 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
 
     package func removeHook(_ hook: any HierarchyHook) {
         lock.withShortLock {
-            hooks.removeAll { $0 === hook }
-            hasHooks = !hooks.isEmpty
+            guard let extras = extrasIfAny else { return }
+            extras.hooks.removeAll { $0 === hook }
+            hasHooks = !extras.hooks.isEmpty
             updateRecordsEveryChange()
         }
     }
 
     /// Recomputes `recordsEveryChange`. Caller holds the lock.
     func updateRecordsEveryChange() {
-        recordsEveryChange = hasHooks || !modificationListeners.isEmpty
+        recordsEveryChange = hasHooks || hasModificationListeners
     }
 
     // MARK: Teardown
 
     /// Tears the whole hierarchy down: the root, its subtree and the models used as dependencies.
     func tearDown() {
+        // Outside any section of this thread (the usual case: the anchor's last copy released by
+        // code that holds no lock), a teardown with no work to perform keeps the released model
+        // values itself and drops them after the section, without an action list.
+        let isOutermost = !lock.isHeldByCurrentThread
+        var released = TeardownBatch()
         beginSection()
         if !isTornDown {
             isTornDown = true
             var batch = TeardownBatch()
             root?.destruct(into: &batch)
-            for context in dependencyModels.values {
-                context.destruct(into: &batch)
+            if let extras = extrasIfAny {
+                for context in extras.dependencyModels.values {
+                    context.destruct(into: &batch)
+                }
+                extras.dependencyModels = [:]
+                extras.undo?.tearDown()
+                extras.resolvedDefaults = DependencyList()
             }
-            dependencyModels = [:]
-            undo?.tearDown()
-            resolvedDefaults = DependencyList()
             root = nil
-            if !batch.isEmpty { pendingActions.append(.teardown(batch)) }
+            if isOutermost && !batch.hasWork {
+                released = batch
+            } else if !batch.isEmpty {
+                pendingActions.append(.teardown(batch))
+            }
         }
         endSection()
+        // The model values are released here, after the lock (their release may run user code).
+        _ = consume released
+    }
+}
+
+/// The flags of a ``Hierarchy``, in one byte.
+struct HierarchyFlags: OptionSet {
+    let rawValue: UInt8
+
+    static let isDraining = HierarchyFlags(rawValue: 1 << 0)
+    static let hasHooks = HierarchyFlags(rawValue: 1 << 1)
+    static let recordsEveryChange = HierarchyFlags(rawValue: 1 << 2)
+    static let hooksToNotify = HierarchyFlags(rawValue: 1 << 3)
+    static let isTornDown = HierarchyFlags(rawValue: 1 << 4)
+
+    @inline(__always)
+    mutating func set(_ flag: HierarchyFlags, _ isOn: Bool) {
+        if isOn { formUnion(flag) } else { subtract(flag) }
     }
 }

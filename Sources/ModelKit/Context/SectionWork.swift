@@ -100,6 +100,21 @@ enum SectionAction {
     indirect case run(@Sendable () -> Void)
 }
 
+extension SectionAction {
+    /// Performs an `activate` or `activateWithHandlers` action (nothing for the others).
+    @inline(__always)
+    borrowing func performActivation() {
+        switch self {
+        case .activate(let context):
+            context.activate([])
+        case .activateWithHandlers(let context, let handlers):
+            context.activate(handlers)
+        default:
+            break
+        }
+    }
+}
+
 /// The work a section leaves for after its lock is released.
 struct SectionWork {
     var notifications = NotificationList()

@@ -226,11 +226,12 @@ extension Hierarchy {
         }
         let resolution = makeDefault()
         let (resolved, report): (DependencyBox, Bool) = lock.withShortLock {
-            if let existing = resolvedDefaults[id] { return (existing, false) }
-            resolvedDefaults[id] = resolution.box
-            if !resolution.box.isModel { publishDefault(id, resolution.box) }
+            let extras = self.extras
+            if let existing = extras.resolvedDefaults[id] { return (existing, false) }
+            extras.resolvedDefaults[id] = resolution.box
+            if !resolution.box.isModel { publishDefault(id, resolution.box, in: extras) }
             return (resolution.box, resolution.missingTestValue && context != nil
-                && reportedMissingDependencies.insert(id).inserted)
+                && extras.reportedMissingDependencies.insert(id).inserted)
         }
         if report, let context {
             let name = resolution.keyName
@@ -248,19 +249,20 @@ extension Hierarchy {
     /// The published default of the key `id`, read without the lock. Published snapshots live as
     /// long as the hierarchy, so the box needs no retain.
     func publishedDefault(_ id: ObjectIdentifier) -> Unmanaged<DependencyBox>? {
-        let bits = defaultsSnapshotBits.load(ordering: .acquiring)
+        guard let extras = extrasIfAny else { return nil }
+        let bits = extras.defaultsSnapshotBits.load(ordering: .acquiring)
         guard bits != 0 else { return nil }
         return Unmanaged<DefaultsSnapshot>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
             ._withUnsafeGuaranteedRef { $0.defaults.unretainedBox(id) }
     }
 
     /// Publishes a new snapshot with `box` added. Caller holds the lock.
-    private func publishDefault(_ id: ObjectIdentifier, _ box: DependencyBox) {
-        var defaults = publishedDefaults.last?.defaults ?? DependencyList()
+    private func publishDefault(_ id: ObjectIdentifier, _ box: DependencyBox, in extras: HierarchyExtras) {
+        var defaults = extras.publishedDefaults.last?.defaults ?? DependencyList()
         defaults[id] = box
         let snapshot = DefaultsSnapshot(defaults: defaults)
-        publishedDefaults.append(snapshot)
-        defaultsSnapshotBits.store(UInt(bitPattern: Unmanaged.passUnretained(snapshot).toOpaque()), ordering: .releasing)
+        extras.publishedDefaults.append(snapshot)
+        extras.defaultsSnapshotBits.store(UInt(bitPattern: Unmanaged.passUnretained(snapshot).toOpaque()), ordering: .releasing)
     }
 
     /// The default of the key `id` if it was resolved already.
@@ -272,9 +274,9 @@ extension Hierarchy {
     private func cachedDefault(_ id: ObjectIdentifier) -> DependencyBox? {
         if lock.tryLockForRead() {
             defer { lock.unlockAfterRead() }
-            return resolvedDefaults[id]
+            return extrasIfAny?.resolvedDefaults[id]
         }
-        return lock.withShortLock { resolvedDefaults[id] }
+        return lock.withShortLock { extrasIfAny?.resolvedDefaults[id] }
     }
 
     /// The model used as dependency `Key`, anchored into this hierarchy (inheriting the
@@ -293,7 +295,7 @@ extension Hierarchy {
         return withSection {
             if model.node.box.context == nil {
                 let anchored = makeContext(for: model, place: nil, inherited: context.dependencyStorage, isRoot: true)
-                dependencyModels[ObjectIdentifier(model.node.box)] = anchored
+                extras.dependencyModels[ObjectIdentifier(model.node.box)] = anchored
             }
             if let dependency = model.node.box.context { context.noteUsedDependency(dependency) }
             return model

@@ -31,8 +31,9 @@ extension Context {
         defer { hierarchy.endSection() }
         guard state.isLive else { return false }
         // Nobody listens anywhere in the hierarchy: nothing to route.
-        guard hierarchy.eventListenerCount > 0 || hierarchy.hasHooks else { return true }
-        if hierarchy.eventListenerCount > 0 {
+        let hasListeners = hierarchy.eventListenerCount > 0
+        guard hasListeners || hierarchy.hasHooks else { return true }
+        if hasListeners {
             // A live context holds its model (from anchoring to destruct). It is copied only for a
             // listener that reads the sender.
             assert(model != nil, "ModelKit internal error: a live context without its model")
@@ -142,7 +143,7 @@ extension Context {
         lock.withShortLock {
             guard state.isLive else { return false }
             ensuredExtras.eventListeners.append(listener)
-            hierarchy.eventListenerCount += 1
+            hierarchy.extras.eventListenerCount += 1
             return true
         }
     }
@@ -152,7 +153,7 @@ extension Context {
         lock.withShortLock {
             guard let extras, let index = extras.eventListeners.firstIndex(where: { $0 === listener }) else { return }
             extras.eventListeners.remove(at: index)
-            hierarchy.eventListenerCount -= 1
+            hierarchy.extras.eventListenerCount -= 1
         }
     }
 }

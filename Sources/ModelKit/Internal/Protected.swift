@@ -44,19 +44,18 @@ package final class Protected<State>: Sendable {
 /// would not see that the next holder comes after the previous one and would report races on the
 /// state the lock guards. Each holder releases this atomic before unlocking and acquires it after
 /// locking: an instrumented release/acquire pair along every hand-over. On x86 both are plain moves.
-@usableFromInline
+/// (`RankedLock` does the same with its `holder` word.)
 struct HandOff: ~Copyable, Sendable {
-    @usableFromInline let word = Atomic<UInt>(0)
+    let word = Atomic<UInt>(0)
 
-    @inlinable
     init() {}
 
-    @inlinable @inline(__always)
+    @inline(__always)
     func acquire() {
         _ = word.load(ordering: .acquiring)
     }
 
-    @inlinable @inline(__always)
+    @inline(__always)
     func release() {
         word.store(0, ordering: .releasing)
     }
@@ -101,12 +100,19 @@ package class RankedLock: @unchecked Sendable {
         }
     }
 
+    // The mutex (4 bytes) and the rank (1) share a word, and `holder` is also the hand-over word
+    // (see ``HandOff``), so that the lock takes two words after the object's header and a
+    // `Hierarchy`, which is one, stays in a smaller malloc class.
     @usableFromInline let mutex = Mutex<Void>(())
-    @usableFromInline let handoff = HandOff()
+    let rank: Rank
     /// The thread holding a section, or 0. Only the holding thread ever stores its own id here,
     /// so a thread that reads its own id knows it holds the lock.
+    ///
+    /// It is also the lock's hand-over word, as ``HandOff`` is for ``Protected``: every holder
+    /// loads it with acquire ordering after locking and stores 0 with release ordering before
+    /// unlocking. Storing 0 there is right for every holder: a section's holder ends its section
+    /// as it unlocks, and any other holder found 0 and left it.
     @usableFromInline let holder = Atomic<UInt>(0)
-    let rank: Rank
 
     package init(rank: Rank = .hierarchy) {
         self.rank = rank
@@ -118,7 +124,7 @@ package class RankedLock: @unchecked Sendable {
         LockOrder.willAcquire(self)
         #endif
         mutex._unsafeLock()
-        handoff.acquire()
+        _ = holder.load(ordering: .acquiring)
         #if DEBUG
         LockOrder.didAcquire(self)
         #endif
@@ -129,7 +135,7 @@ package class RankedLock: @unchecked Sendable {
         #if DEBUG
         LockOrder.didRelease(self)
         #endif
-        handoff.release()
+        holder.store(0, ordering: .releasing)
         mutex._unsafeUnlock()
     }
 
@@ -147,7 +153,7 @@ package class RankedLock: @unchecked Sendable {
 
     @inline(__always)
     package final func unlockSection() {
-        holder.store(0, ordering: .relaxed)
+        // `unlock` stores 0 in `holder`: the section ends with the hold.
         unlock()
     }
 
@@ -163,7 +169,7 @@ package class RankedLock: @unchecked Sendable {
         checkOrderForRead()
         #endif
         guard holder.load(ordering: .relaxed) == 0, mutex._unsafeTryLock() else { return false }
-        handoff.acquire()
+        _ = holder.load(ordering: .acquiring)
         return true
     }
 
@@ -178,7 +184,7 @@ package class RankedLock: @unchecked Sendable {
 
     @inlinable @inline(__always)
     package final func unlockAfterRead() {
-        handoff.release()
+        holder.store(0, ordering: .releasing)
         mutex._unsafeUnlock()
     }
 
@@ -194,12 +200,12 @@ package class RankedLock: @unchecked Sendable {
     @inlinable @inline(__always)
     package final func lockLeaf() {
         mutex._unsafeLock()
-        handoff.acquire()
+        _ = holder.load(ordering: .acquiring)
     }
 
     @inlinable @inline(__always)
     package final func unlockLeaf() {
-        handoff.release()
+        holder.store(0, ordering: .releasing)
         mutex._unsafeUnlock()
     }
 
@@ -209,7 +215,7 @@ package class RankedLock: @unchecked Sendable {
     package final func lockForReadSlow() -> Bool {
         if isHeldByCurrentThread { return false }
         mutex._unsafeLock()
-        handoff.acquire()
+        _ = holder.load(ordering: .acquiring)
         return true
     }
 

@@ -109,7 +109,7 @@ extension Context {
             guard state.isLive else { return false }
             ensuredExtras.ownedObservers.append(listener)
             listener.owner = self
-            hierarchy.modificationListeners.append(listener)
+            hierarchy.extras.modificationListeners.append(listener)
             hierarchy.recordsEveryChange = true
             return true
         }
@@ -122,9 +122,10 @@ extension Hierarchy {
     /// Queues one element for each modification listener whose relation a commit's `changes`
     /// touched. Caller holds the lock.
     func collectModifications(_ changes: [PendingChange]) {
-        modificationListeners.removeAll { $0.isCancelled || $0.owner == nil }
-        if modificationListeners.isEmpty { updateRecordsEveryChange() }
-        for listener in modificationListeners {
+        let extras = self.extras
+        extras.modificationListeners.removeAll { $0.isCancelled || $0.owner == nil }
+        if extras.modificationListeners.isEmpty { updateRecordsEveryChange() }
+        for listener in extras.modificationListeners {
             guard let owner = listener.owner else { continue }
             var paths: [String] = []
             for change in changes where !change.context.schema.isTransient(change.index) {

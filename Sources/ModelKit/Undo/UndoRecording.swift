@@ -265,7 +265,7 @@ extension Context {
 
     /// Makes property `index` record undo entries into `history`. Caller holds the section.
     final func trackUndo(_ indices: [Int], history: UndoHistory) {
-        if hierarchy.undo == nil { hierarchy.undo = HierarchyUndo(hierarchy: hierarchy) }
+        if hierarchy.undo == nil { hierarchy.extras.undo = HierarchyUndo(hierarchy: hierarchy) }
         if let undo = hierarchy.undo, !undo.histories.contains(where: { $0 === history }) {
             undo.histories.append(history)
         }

@@ -44,6 +44,22 @@ private struct ReentrantModel: Model {
     }
 }
 
+/// A model holding a value with a `deinit` from its creation. `probe` comes before `node`, so that
+/// releasing the anchored copy lets go of the storage before the anchor: the copy the context held
+/// is then the last one.
+private struct ProbeHolder: Model {
+    @Tracked var probe: DeinitProbe
+    var node = ModelNode<Self>()
+
+    init(probe: DeinitProbe) {
+        self.probe = probe
+    }
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track("probe", \.$probe)
+    }
+}
+
 /// How a write is observed: each takes a different write path.
 private enum Watching: CaseIterable {
     case nothing
@@ -182,6 +198,19 @@ private enum Watching: CaseIterable {
         #expect(finished)
         #expect(model.doubled == 1)
         #expect(model.child?.lifetime == .anchored)
+    }
+
+    @Test func aTornDownRootsModelValueIsReleasedWithoutItsLock() {
+        // The probe is the property's initial value, which its storage keeps until the last copy
+        // of the model (the one its context held) is released.
+        let hierarchy = Locked<Hierarchy?>(nil)
+        let heldAtRelease = Locked<Bool?>(nil)
+        var root: ProbeHolder? = ProbeHolder(probe: DeinitProbe {
+            heldAtRelease.value = hierarchy.value?.isHeldByCurrentThread
+        }).withAnchor()
+        hierarchy.value = root?.hierarchy
+        root = nil
+        #expect(heldAtRelease.value == false)
     }
 
     @Test func releasingTheAnchorInsideATransactionTearsDownAfterIt() async {

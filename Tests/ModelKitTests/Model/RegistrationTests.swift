@@ -62,6 +62,19 @@ private struct CheckedOnceModel: Model {
     static func register(_ r: inout ModelRegistrar<Self>) {}
 }
 
+/// A leaf root (no child slots) with a registration mistake and an `onActivate`.
+private struct ForgetfulActivatingModel: Model {
+    var node = ModelNode<Self>()
+    @Tracked var count = 0
+    let onActivated: @Sendable () -> Void
+
+    static func register(_ r: inout ModelRegistrar<Self>) {}
+
+    func onActivate() {
+        onActivated()
+    }
+}
+
 private struct ForgetfulChild: Model {
     var node = ModelNode<Self>()
     @Tracked var flag = false
@@ -146,6 +159,17 @@ extension ReportedIssueTests {
                 _ = CheckedOnceModel().withAnchor()
                 #expect(capture.issues.count == 1)
                 #expect(capture.messages.first?.contains("`@Tracked var count`") == true)
+            }
+        }
+
+        @Test func aLeafRootIsActivatedOnceAfterItsRegistrationIsReported() async {
+            await IssueCapture.run(matching: "ForgetfulActivatingModel") { capture in
+                let reportsSeenByActivations = Locked<[Int]>([])
+                let model = ForgetfulActivatingModel(onActivated: {
+                    reportsSeenByActivations.withLock { $0.append(capture.issues.count) }
+                }).withAnchor()
+                #expect(reportsSeenByActivations.value == [1])
+                #expect(model.lifetime == .anchored)
             }
         }
 
