@@ -247,18 +247,34 @@ final class ReconcileSink: VisitSink {
         let box = model.node.box
         guard let context = box.context else {
             let schema = ModelKit.schema(of: model)
-            let key = schema.usesInstanceIdentity ? nil : IDKey(model.id)
+            // The key is handled without an optional where it can be: each copy or test of an
+            // `IDKey?` goes through the boxed id's value witnesses.
+            guard !schema.usesInstanceIdentity else {
+                if anchorsAtOnce(schema) {
+                    _ = anchorAtOnce(model)
+                } else {
+                    deferAnchoring(model, box: box, key: nil, schema: schema)
+                }
+                return
+            }
+            let key = IDKey(model.id)
             // A model whose id is in the index may continue a live child, or be a second model with
             // that id: the end of the visit decides.
-            if anchorsAtOnce(schema), key.map({ index[$0] == nil }) ?? true {
-                anchorAtOnce(model, key: key)
+            if anchorsAtOnce(schema) && index[key] == nil {
+                if index.isEmpty && previous.isEmpty { index.reserveCapacity(expectedCount) }
+                if let child = anchorAtOnce(model) { index[key] = child }
             } else {
-                defersAnchoring = true
-                others.append((keptCount, .initial(TypedInitialModel(model, box: box, id: key, schema: schema))))
+                deferAnchoring(model, box: box, key: key, schema: schema)
             }
             return
         }
         classify(context, typeName: context.schema.typeName)
+    }
+
+    /// Records a new model to anchor after the visit, in its place among the others.
+    private func deferAnchoring<M: Model>(_ model: M, box: NodeBox, key: IDKey?, schema: Schema<M>) {
+        defersAnchoring = true
+        others.append((keptCount, .initial(TypedInitialModel(model, box: box, id: key, schema: schema))))
     }
 
     /// Whether a new model of `schema` can be anchored during the visit instead of after it: the
@@ -270,20 +286,20 @@ final class ReconcileSink: VisitSink {
         !defersAnchoring && deferredContinuations.isEmpty && schema.childSlotIndices.isEmpty
     }
 
-    /// Anchors a new model at once, in this slot, indexed by `key` (its custom id, not in the
-    /// index). The same model met twice is found by `classify` (it is kept in this pass).
-    private func anchorAtOnce<M: Model>(_ model: M, key: IDKey?) {
-        if key != nil && index.isEmpty && previous.isEmpty { index.reserveCapacity(expectedCount) }
+    /// Anchors a new model at once, in this slot; returns its context if it was anchored, for the
+    /// caller to index by its custom id (not in the index). The same model met twice is found by
+    /// `classify` (it is kept in this pass).
+    private func anchorAtOnce<M: Model>(_ model: M) -> Context? {
         let hierarchy = parent.hierarchy
         let child = hierarchy.makeContext(for: model, place: Place(parent: parent, slot: slot), inherited: parent.dependencyStorage)
-        guard child.state.isLive else { return }
+        guard child.state.isLive else { return nil }
         child.keep(in: stamp)
-        if let key { index[key] = child }
         if previous.isEmpty && others.isEmpty {
             anchoredInOrder.append(child)
         } else {
             others.append((keptCount, .anchored(child)))
         }
+        return child
     }
 
     /// Sorts a live model met in the new value: kept, shared from elsewhere, or rejected.
