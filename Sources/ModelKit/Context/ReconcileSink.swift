@@ -260,15 +260,39 @@ final class ReconcileSink: VisitSink {
             let key = IDKey(model.id)
             // A model whose id is in the index may continue a live child, or be a second model with
             // that id: the end of the visit decides.
-            if anchorsAtOnce(schema) && index[key] == nil {
-                if index.isEmpty && previous.isEmpty { index.reserveCapacity(expectedCount) }
-                if let child = anchorAtOnce(model) { index[key] = child }
-            } else {
+            guard anchorsAtOnce(schema) else {
                 deferAnchoring(model, box: box, key: key, schema: schema)
+                return
+            }
+            if index.isEmpty && previous.isEmpty { index.reserveCapacity(expectedCount) }
+            // One lookup finds the id's entry or makes one (holding the parent, which is never its
+            // own child, until the child is anchored): the id is hashed once.
+            var isTaken = false
+            var isAnchored = false
+            Self.update(&index[key, default: parent]) { entry in
+                guard entry === parent else {
+                    isTaken = true
+                    return
+                }
+                if let child = anchorAtOnce(model) {
+                    entry = child
+                    isAnchored = true
+                }
+            }
+            if isTaken {
+                deferAnchoring(model, box: box, key: key, schema: schema)
+            } else if !isAnchored {
+                index.removeValue(forKey: key)
             }
             return
         }
         classify(context, typeName: context.schema.typeName)
+    }
+
+    /// Calls `body` with inout access to `value` (an index entry, looked up once).
+    @inline(__always)
+    private static func update(_ value: inout Context, _ body: (inout Context) -> Void) {
+        body(&value)
     }
 
     /// Records a new model to anchor after the visit, in its place among the others.
