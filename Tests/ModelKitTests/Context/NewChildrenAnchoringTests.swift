@@ -29,6 +29,20 @@ private struct NumberedLeaf: Model {
     static func register(_ r: inout ModelRegistrar<Self>) {}
 }
 
+/// A leaf with its own id and storage; `id` is a `var`, so that a copy can take another id.
+private struct ValuedLeaf: Model {
+    var node = ModelNode<Self>()
+    var id: Int
+    let log: Log
+    @Tracked var value = 0
+
+    func onActivate() { log.add("activate #\(id)") }
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track(\.$value)
+    }
+}
+
 private struct Branch: Model {
     var node = ModelNode<Self>()
     let name: String
@@ -63,6 +77,7 @@ private struct Tree: Model {
     @Tracked var leaves: [Leaf] = []
     /// A slot after `leaves`, so that a model shared with it is met in `leaves` first.
     @Tracked var later: [Leaf] = []
+    @Tracked var valued: [ValuedLeaf] = []
 
     func onActivate() { log.add("activate tree") }
 
@@ -71,6 +86,7 @@ private struct Tree: Model {
         r.track(\.$numbered)
         r.track(\.$leaves)
         r.track(\.$later)
+        r.track(\.$valued)
     }
 }
 
@@ -149,6 +165,29 @@ extension ReportedIssueTests {
                 let duplicate = NumberedLeaf(id: 2, log: log)
                 tree.numbered = [tree.numbered[0], NumberedLeaf(id: 2, log: log), duplicate]
                 #expect(duplicate.lifetime == .initial)
+                #expect(capture.messages.count == 1)
+            }
+        }
+
+        @Test func anIdentifiedCopyThatSharesStorageLeavesItsIdFreeForALaterChild() async {
+            await IssueCapture.run(matching: "shares its storage") { capture in
+                let log = Log()
+                let tree = Tree(log: log).withAnchor()
+                let original = ValuedLeaf(id: 1, log: log)
+                var copy = original
+                copy.node = ModelNode()
+                copy.id = 9
+                tree.valued = [original, copy, ValuedLeaf(id: 3, log: log)]
+                #expect(copy.lifetime == .initial)
+                #expect(capture.messages.count == 1)
+                // The refused copy's id was indexed for a moment. A new child with it, met after a
+                // new instance continuing #3 out of order (so both wait for the end of the visit,
+                // where the index decides), is anchored, not reported as a second model with it.
+                let later = ValuedLeaf(id: 9, log: log)
+                tree.valued = [ValuedLeaf(id: 3, log: log), later]
+                #expect(later.lifetime == .anchored)
+                #expect(original.lifetime == .destructed)
+                #expect(log.all == ["activate tree", "activate #1", "activate #3", "activate #9"])
                 #expect(capture.messages.count == 1)
             }
         }
