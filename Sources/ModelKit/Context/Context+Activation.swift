@@ -48,7 +48,7 @@ extension Context {
         observedMask = 0
         if schema.retiresValues {
             for cell in currentCells() {
-                cell.retire()
+                if let retired = cell.retire() { batch.releaseLater(retired) }
             }
         }
         if let model = model.take() { batch.release(consume model) }
@@ -69,8 +69,11 @@ struct TeardownBatch {
     private var releasedModels: [any Model] = []
     private var moreReleasedModels: [[any Model]] = []
     private static let chunkSize = 4_096
+    /// Tracked values that destructed models' cells gave back (see `AnyCell.retire()`), released
+    /// after the work for the same reason.
+    private var retiredValues: [Any] = []
 
-    var isEmpty: Bool { entries.isEmpty && releasedModels.isEmpty }
+    var isEmpty: Bool { entries.isEmpty && releasedModels.isEmpty && retiredValues.isEmpty }
 
     /// Whether there is work to perform (beyond releasing model values).
     var hasWork: Bool { !entries.isEmpty }
@@ -87,6 +90,12 @@ struct TeardownBatch {
             moreReleasedModels.append(chunk)
         }
         moreReleasedModels[moreReleasedModels.count - 1].append(model)
+    }
+
+    /// Keeps a value a destructed model's cell gave back, to release after the work. Caller holds
+    /// the lock.
+    mutating func releaseLater(_ value: Any) {
+        retiredValues.append(value)
     }
 
     func perform() {

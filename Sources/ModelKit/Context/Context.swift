@@ -26,7 +26,9 @@ import Synchronization
 // Under the hierarchy lock we mutate state and *collect* what to do next into the section's pending
 // work (observation notifications, stream deliveries, activations, teardowns, reports). The thread
 // releases the lock and then performs that work. `onActivate`, task bodies, `onCancel` closures,
-// observers, printers, continuation resumes and stream finishes always run unlocked.
+// observers, printers, continuation resumes and stream finishes always run unlocked, and so does
+// the release of what a destructed model gives up (its model value and its tracked values, which
+// may run code in their deinit: `TeardownBatch`).
 //
 // User code that does run under the hierarchy lock, because its result decides the write:
 // `Equatable.==` of a tracked value, `ModelContainer.visit`, a custom `id` getter, the mutation of

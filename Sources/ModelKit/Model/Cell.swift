@@ -147,8 +147,9 @@ class AnyCell: @unchecked Sendable {
     var anyValue: Any { fatalError("abstract") }
 
     /// Puts back the value the cell was created with, unless the value is plain data. Called when
-    /// the model is destructed or replaced, so that nothing the value captured outlives the model.
-    func retire() {}
+    /// the model is destructed, so that nothing the value captured outlives the model. Returns the
+    /// value taken out, for the caller to release after the lock (its release may run user code).
+    func retire() -> Any? { nil }
 
     /// Whether `other` (a cell of the same property) holds a different value.
     func differs(from other: AnyCell) -> Bool { true }
@@ -334,7 +335,7 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
     override final var anyValue: Any { value }
 
     /// A trivial value captures nothing: it keeps its last value.
-    override func retire() {}
+    override func retire() -> Any? { nil }
 
     override final func differs(from other: AnyCell) -> Bool {
         guard let other = other as? Cell<Value> else { return true }

@@ -1,7 +1,7 @@
 /// A cell of a value that is not trivial, which keeps the value it was created with.
 @usableFromInline
 final class RetiringCell<Value: Sendable>: Cell<Value>, @unchecked Sendable {
-    /// The initial value, put back by ``retire()`` for values that are not plain data.
+    /// The initial value, put back by `retire()` for values that are not plain data.
     final let genesis: Value
 
     @usableFromInline
@@ -10,8 +10,11 @@ final class RetiringCell<Value: Sendable>: Cell<Value>, @unchecked Sendable {
         super.init(value)
     }
 
-    override func retire() {
-        if !isPlainData(Value.self) { value = genesis }
+    override func retire() -> Any? {
+        guard !isPlainData(Value.self) else { return nil }
+        let current = value
+        value = genesis
+        return current
     }
 
     override func makeCell(_ value: Value) -> Cell<Value> { RetiringCell(value) }
@@ -59,8 +62,11 @@ final class RetiringEquatableCell<Value: Sendable & Equatable>: EquatableCell<Va
         super.init(value)
     }
 
-    override func retire() {
-        if !isPlainData(Value.self) { value = genesis }
+    override func retire() -> Any? {
+        guard !isPlainData(Value.self) else { return nil }
+        let current = value
+        value = genesis
+        return current
     }
 
     override func makeCell(_ value: Value) -> Cell<Value> { RetiringEquatableCell(value) }

@@ -213,6 +213,28 @@ private enum Watching: CaseIterable {
         #expect(heldAtRelease.value == false)
     }
 
+    @Test func aRemovedChildsTrackedValuesAreReleasedWithoutTheLock() {
+        let root = ReentrantModel().withAnchor()
+        let hierarchy = root.hierarchy
+        root.child = ReentrantModel()
+        let heldAtRelease = Locked<Bool?>(nil)
+        // Set after the child was created: destructing the child puts its initial value back and
+        // gives this one up.
+        root.child?.probe = DeinitProbe { heldAtRelease.value = hierarchy?.isHeldByCurrentThread }
+        root.child = nil
+        #expect(heldAtRelease.value == false)
+    }
+
+    @Test func aTornDownHierarchysTrackedValuesAreReleasedWithoutItsLock() {
+        let heldAtRelease = Locked<Bool?>(nil)
+        var root: ReentrantModel? = ReentrantModel().withAnchor()
+        let hierarchy = root?.hierarchy
+        root?.child = ReentrantModel()
+        root?.child?.probe = DeinitProbe { heldAtRelease.value = hierarchy?.isHeldByCurrentThread }
+        root = nil
+        #expect(heldAtRelease.value == false)
+    }
+
     @Test func releasingTheAnchorInsideATransactionTearsDownAfterIt() async {
         let original = ReentrantModel()
         let finished = await finishesWithoutDeadlock {
