@@ -12,7 +12,9 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
     // Safety: every field below is guarded by `lock`, except `extrasBits` (atomic).
     // The flags (one byte, read through the properties named after them) and `depth` share one
     // word; the fields most sections touch follow, and the rest is in `HierarchyExtras`, so that
-    // the object is 120 bytes (malloc's 128-byte class).
+    // the object is 120 bytes (malloc's 128-byte class). A field added here takes every hierarchy,
+    // and so every model anchored as its own root, to the next class: rarely used state belongs in
+    // the extras.
     @exclusivity(unchecked) private var flags: HierarchyFlags = []
     /// Section nesting on the holding thread.
     @exclusivity(unchecked) var depth: Int32 = 0
