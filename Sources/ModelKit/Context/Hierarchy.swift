@@ -344,8 +344,10 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
             }
         }
         endSection()
-        // The model values are released here, after the lock (their release may run user code).
-        _ = consume released
+        // The values are released here, after the lock (their release may run user code). Kept
+        // alive explicitly: the optimizer may otherwise release them after their last use, which
+        // is inside the section.
+        withExtendedLifetime(released) {}
     }
 }
 
