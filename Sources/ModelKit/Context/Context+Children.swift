@@ -12,7 +12,9 @@ extension Hierarchy {
         isRoot: Bool = false
     ) -> Context {
         var activation: DeferredActivation?
-        return makeContext(for: model, place: place, inherited: inherited, isRoot: isRoot, deferring: false, &activation)
+        return makeContext(
+            for: model, place: place, inherited: inherited, isRoot: isRoot, deferring: false, &activation
+        )
     }
 
     /// An activation `makeContext` left to its caller: the action, and where in `pendingActions`

@@ -18,7 +18,8 @@ extension Hierarchy {
         lock.withShortLock {
             var result: [Context] = []
             var seen: Set<ObjectIdentifier> = []
-            var stack: [Context] = (root.map { [$0] } ?? []) + Array(extrasIfAny?.dependencyModels.values ?? [:].values)
+            var stack: [Context] = root.map { [$0] } ?? []
+            stack += extrasIfAny?.dependencyModels.values ?? [:].values
             while let context = stack.popLast() {
                 guard seen.insert(ObjectIdentifier(context)).inserted, context.state.isLive else { continue }
                 result.append(context)

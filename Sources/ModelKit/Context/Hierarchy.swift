@@ -44,32 +44,16 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
     }
 
     /// A thread is performing ready delivery batches.
-    var isDraining: Bool {
-        @inline(__always) get { flags.contains(.isDraining) }
-        @inline(__always) set { flags.set(.isDraining, newValue) }
-    }
-
-    var hasHooks: Bool {
-        @inline(__always) get { flags.contains(.hasHooks) }
-        @inline(__always) set { flags.set(.hasHooks, newValue) }
-    }
-
+    var isDraining: Bool { get { flags[.isDraining] } set { flags[.isDraining] = newValue } }
+    var hasHooks: Bool { get { flags[.hasHooks] } set { flags[.hasHooks] = newValue } }
     /// Every change must be recorded: a hook or a `modifications` stream listens.
     var recordsEveryChange: Bool {
-        @inline(__always) get { flags.contains(.recordsEveryChange) }
-        @inline(__always) set { flags.set(.recordsEveryChange, newValue) }
+        get { flags[.recordsEveryChange] }
+        set { flags[.recordsEveryChange] = newValue }
     }
-
     /// Hooks recorded something this section; they are told once it is committed.
-    var hooksToNotify: Bool {
-        @inline(__always) get { flags.contains(.hooksToNotify) }
-        @inline(__always) set { flags.set(.hooksToNotify, newValue) }
-    }
-
-    var isTornDown: Bool {
-        @inline(__always) get { flags.contains(.isTornDown) }
-        @inline(__always) set { flags.set(.isTornDown, newValue) }
-    }
+    var hooksToNotify: Bool { get { flags[.hooksToNotify] } set { flags[.hooksToNotify] = newValue } }
+    var isTornDown: Bool { get { flags[.isTornDown] } set { flags[.isTornDown] = newValue } }
 
     deinit {
         let bits = extrasBits.load(ordering: .acquiring)
@@ -361,8 +345,9 @@ struct HierarchyFlags: OptionSet {
     static let hooksToNotify = HierarchyFlags(rawValue: 1 << 3)
     static let isTornDown = HierarchyFlags(rawValue: 1 << 4)
 
-    @inline(__always)
-    mutating func set(_ flag: HierarchyFlags, _ isOn: Bool) {
-        if isOn { formUnion(flag) } else { subtract(flag) }
+    /// Whether `flag` is set.
+    subscript(flag: HierarchyFlags) -> Bool {
+        @inline(__always) get { contains(flag) }
+        @inline(__always) set { if newValue { formUnion(flag) } else { subtract(flag) } }
     }
 }

@@ -262,7 +262,8 @@ extension Hierarchy {
         defaults[id] = box
         let snapshot = DefaultsSnapshot(defaults: defaults)
         extras.publishedDefaults.append(snapshot)
-        extras.defaultsSnapshotBits.store(UInt(bitPattern: Unmanaged.passUnretained(snapshot).toOpaque()), ordering: .releasing)
+        let bits = UInt(bitPattern: Unmanaged.passUnretained(snapshot).toOpaque())
+        extras.defaultsSnapshotBits.store(bits, ordering: .releasing)
     }
 
     /// The default of the key `id` if it was resolved already.
