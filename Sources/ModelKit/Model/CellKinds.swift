@@ -10,12 +10,7 @@ final class RetiringCell<Value: Sendable>: Cell<Value>, @unchecked Sendable {
         super.init(value)
     }
 
-    override func retire() -> Any? {
-        guard !isPlainData(Value.self) else { return nil }
-        let current = value
-        value = genesis
-        return current
-    }
+    override func retire() -> Any? { retire(restoring: genesis) }
 
     override func makeCell(_ value: Value) -> Cell<Value> { RetiringCell(value) }
 }
@@ -62,12 +57,18 @@ final class RetiringEquatableCell<Value: Sendable & Equatable>: EquatableCell<Va
         super.init(value)
     }
 
-    override func retire() -> Any? {
+    override func retire() -> Any? { retire(restoring: genesis) }
+
+    override func makeCell(_ value: Value) -> Cell<Value> { RetiringEquatableCell(value) }
+}
+
+extension Cell {
+    /// What the retiring cells' `retire()` does: puts `genesis` back unless the value is plain data,
+    /// and returns the value taken out.
+    final func retire(restoring genesis: Value) -> Any? {
         guard !isPlainData(Value.self) else { return nil }
         let current = value
         value = genesis
         return current
     }
-
-    override func makeCell(_ value: Value) -> Cell<Value> { RetiringEquatableCell(value) }
 }
