@@ -56,9 +56,9 @@ final class Context: @unchecked Sendable {
     let schema: AnySchema
     /// The overrides this model's dependencies resolve against (see ``dependencies``).
     let dependencyStorage: DependencyValues.Storage
-    /// The Observation registrar, created on the first tracked read (`Unmanaged` bits, 0 before).
-    /// A model never read has nobody observing it, so its writes skip Observation entirely.
-    private let registrarBits = Atomic<UInt>(0)
+    /// The Observation registrar, created on the first tracked read. A model never read has nobody
+    /// observing it, so its writes skip Observation entirely.
+    private let registrar = PublishedReference<RegistrarBox>()
 
     // Safety: every field below is guarded by the hierarchy lock. The small fields follow
     // `places` (10 bytes), so that together they take two words.
@@ -93,10 +93,6 @@ final class Context: @unchecked Sendable {
         // hierarchy holds its root, and parents their children, until teardown).
         assert(!state.isLive || slots.isEmpty && extras?.propertyObservers.isEmpty != false,
                "ModelKit internal error: a live \(typeName) context was freed without being destructed")
-        let bits = registrarBits.load(ordering: .acquiring)
-        if bits != 0 {
-            Unmanaged<RegistrarBox>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped).release()
-        }
     }
 
     /// The dependencies this model sees.
@@ -104,18 +100,6 @@ final class Context: @unchecked Sendable {
         DependencyValues(storage: dependencyStorage, hierarchy: hierarchy)
     }
 
-    /// Creates the registrar (once, whichever thread wins) and returns its bits.
-    @inline(never)
-    private final func makeRegistrar() -> UInt {
-        let box = Unmanaged.passRetained(RegistrarBox())
-        let created = UInt(bitPattern: box.toOpaque())
-        let (exchanged, existing) = registrarBits.compareExchange(
-            expected: 0, desired: created, successOrdering: .acquiringAndReleasing, failureOrdering: .acquiring
-        )
-        if exchanged { return created }
-        box.release()
-        return existing
-    }
 
 
 
@@ -185,33 +169,24 @@ final class Context: @unchecked Sendable {
             // An observer's evaluation: recorded for it alone.
             return
         }
-        var bits = registrarBits.load(ordering: .acquiring)
-        if bits == 0 { bits = makeRegistrar() }
-        Unmanaged<RegistrarBox>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
-            ._withUnsafeGuaranteedRef { box in
-                box.registrar.access(schema, keyPath: schema.observationKeyPath(index))
-            }
+        registrar.readOrCreate(RegistrarBox.init) { box in
+            box.registrar.access(schema, keyPath: schema.observationKeyPath(index))
+        }
     }
 
     /// A read of property `index` whose Observation key path the caller keeps (a virtual property).
     final func didRead(_ index: Int, keyPath: KeyPath<AnySchema, Int>) {
         if AccessRecording.isActive, AccessRecording.record(self, index) { return }
-        var bits = registrarBits.load(ordering: .acquiring)
-        if bits == 0 { bits = makeRegistrar() }
-        Unmanaged<RegistrarBox>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
-            ._withUnsafeGuaranteedRef { $0.registrar.access(schema, keyPath: keyPath) }
+        registrar.readOrCreate(RegistrarBox.init) { $0.registrar.access(schema, keyPath: keyPath) }
     }
 
     @inline(__always)
     final func notifyObservation(_ index: Int) {
-        let bits = registrarBits.load(ordering: .acquiring)
-        guard bits != 0 else { return }
-        Unmanaged<RegistrarBox>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
-            ._withUnsafeGuaranteedRef { box in
-                let keyPath = schema.observationKeyPath(index)
-                box.registrar.willSet(schema, keyPath: keyPath)
-                box.registrar.didSet(schema, keyPath: keyPath)
-            }
+        registrar.read(or: ()) { box in
+            let keyPath = schema.observationKeyPath(index)
+            box.registrar.willSet(schema, keyPath: keyPath)
+            box.registrar.didSet(schema, keyPath: keyPath)
+        }
     }
 
     // MARK: Write path entry points (called from the inlined cell accessors)

@@ -9,7 +9,7 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
     var lock: RankedLock {
         @inline(__always) get { self }
     }
-    // Safety: every field below is guarded by `lock`, except `extrasBits` (atomic).
+    // Safety: every field below is guarded by `lock`, except `extrasReference` (atomic).
     // The flags (one byte, read through the properties named after them) and `depth` share one
     // word; the fields most sections touch follow, and the rest is in `HierarchyExtras`, so that
     // the object is 120 bytes (malloc's 128-byte class). A field added here takes every hierarchy,
@@ -34,13 +34,13 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
     /// deliveries, so that the usual section with an observer allocates no array.
     @exclusivity(unchecked) var spareDeliveries: [Delivery] = []
     @exclusivity(unchecked) var root: Context?
-    /// The ``HierarchyExtras`` (`Unmanaged` bits, retained), 0 until first needed. Stored once,
-    /// with release ordering, under the lock; released by the deinit.
-    let extrasBits = Atomic<UInt>(0)
+    /// The ``HierarchyExtras``, created on first use (under the lock) and released with the
+    /// hierarchy.
+    let extrasReference = PublishedReference<HierarchyExtras>()
 
     init(testing: TestingSupport? = nil, lockRank: RankedLock.Rank = .hierarchy) {
         super.init(rank: lockRank)
-        if let testing { publishExtras(HierarchyExtras(testing: testing)) }
+        if let testing { extrasReference.publish(HierarchyExtras(testing: testing)) }
     }
 
     /// A thread is performing ready delivery batches.
@@ -55,17 +55,6 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
     var hooksToNotify: Bool { get { flags[.hooksToNotify] } set { flags[.hooksToNotify] = newValue } }
     var isTornDown: Bool { get { flags[.isTornDown] } set { flags[.isTornDown] = newValue } }
 
-    deinit {
-        let bits = extrasBits.load(ordering: .acquiring)
-        if bits != 0 {
-            Unmanaged<HierarchyExtras>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped).release()
-        }
-    }
-
-    /// Publishes the extras (retaining them). Caller holds the lock, or is the initializer.
-    func publishExtras(_ extras: HierarchyExtras) {
-        extrasBits.store(UInt(bitPattern: Unmanaged.passRetained(extras).toOpaque()), ordering: .releasing)
-    }
 
     // MARK: Sections
 

@@ -41,32 +41,20 @@ final class HierarchyExtras: @unchecked Sendable {
 }
 
 extension Hierarchy {
-    /// The extras if they were created, from any thread: they are published once, with release
-    /// ordering, and live as long as the hierarchy.
+    /// The extras if they were created, from any thread: they live as long as the hierarchy.
     @inline(__always)
-    var extrasIfAny: HierarchyExtras? {
-        let bits = extrasBits.load(ordering: .acquiring)
-        guard bits != 0 else { return nil }
-        return Unmanaged<HierarchyExtras>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
-            .takeUnretainedValue()
-    }
+    var extrasIfAny: HierarchyExtras? { extrasReference.object }
 
     /// `body` applied to the extras, or `absent` if there are none, without retaining them (the
     /// hierarchy keeps them alive): for the reads on the write and send paths.
     @inline(__always)
     func readExtras<R>(or absent: R, _ body: (HierarchyExtras) -> R) -> R {
-        let bits = extrasBits.load(ordering: .acquiring)
-        guard bits != 0 else { return absent }
-        return Unmanaged<HierarchyExtras>.fromOpaque(UnsafeRawPointer(bitPattern: bits).unsafelyUnwrapped)
-            ._withUnsafeGuaranteedRef(body)
+        extrasReference.read(or: absent, body)
     }
 
     /// The extras, created on first use. Caller holds the lock.
     var extras: HierarchyExtras {
-        if let existing = extrasIfAny { return existing }
-        let created = HierarchyExtras(testing: nil)
-        publishExtras(created)
-        return created
+        extrasReference.readOrCreate({ HierarchyExtras(testing: nil) }) { $0 }
     }
 
     // The fields most used on the write and send paths, read through the extras without creating
