@@ -31,7 +31,7 @@ extension Hierarchy {
             endSection()
             return box
         }
-        if depth > 1 || hasPendingWork {
+        if hasPendingWork {
             pendingActions.insert(activation.action, at: activation.position)
             endSection()
         } else {
