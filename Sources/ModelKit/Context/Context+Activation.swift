@@ -3,17 +3,15 @@
 extension Context {
     /// Calls `onActivate` once, then the `withActivation` handlers. Called without the lock.
     final func activate(_ handlers: [@Sendable (Any) -> Void]) {
-        // Locked by hand rather than with `withShortLock`, whose generic result would copy the
-        // model value twice (each copy retains and releases every reference in it).
+        // Locked by hand rather than with `withShortLock`: the schema copies the model (typed)
+        // and unlocks.
         let locks = !lock.isHeldByCurrentThread
         if locks { lock.lock() }
-        guard state == .anchored, let model = self.model else {
+        guard state == .anchored, hasModel else {
             if locks { lock.unlock() }
             return
         }
-        state = .active
-        if locks { lock.unlock() }
-        performActivation(model, handlers)
+        schema.activate(self, handlers: handlers, unlocking: locks)
     }
 
     /// Destructs this context and the children left without a place, parents first. Caller holds
@@ -51,7 +49,7 @@ extension Context {
                 if let retired = cell.retire() { batch.releaseLater(retired) }
             }
         }
-        if let model = model.take() { batch.release(consume model) }
+        if let model = takeModel() { batch.release(consume model) }
     }
 }
 

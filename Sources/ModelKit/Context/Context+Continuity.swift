@@ -23,24 +23,16 @@ extension Context {
     /// instance is copied over the live model value, in place. Caller holds the section.
     func adoptLeaf(at newModel: UnsafeRawPointer, box: NodeBox, offsets: [Int]) {
         // A live context holds its model (only a destructed one, or a frozen copy's, has none).
-        guard state.isLive else { return }
-        if continueModel(&model!, from: newModel, box: box, offsets: offsets) {
-            flags.insert(.continued)
+        guard state.isLive, hasModel else { return }
+        // The live value is written in place (its storage is neither copied nor replaced). Safety:
+        // the value at `newModel` is of the live model's type (the sink matched the model types
+        // of the schemas before calling).
+        let continued = withModelValue { current in
+            continueCells(of: current, with: newModel, newBox: box, offsets: offsets)
         }
-    }
-
-    /// Continues `current`, the live model value (opened, so that it is written in place: its
-    /// existential box, when it has one, is neither copied nor replaced), with the value at
-    /// `newModel`. Safety: that value is a `T` too (the sink matched the model types of the schemas
-    /// before calling), so it is read as one.
-    private func continueModel<T: Model>(_ current: inout T, from newModel: UnsafeRawPointer, box: NodeBox, offsets: [Int]) -> Bool {
-        withUnsafeMutablePointer(to: &current) { pointer in
-            guard continueCells(of: UnsafeRawPointer(pointer), with: newModel, newBox: box, offsets: offsets) else {
-                return false
-            }
-            pointer.pointee = newModel.assumingMemoryBound(to: T.self).pointee
-            return true
-        }
+        guard continued else { return }
+        withModelStorage { schema.assignModel(in: $0, from: newModel) }
+        flags.insert(.continued)
     }
 
     /// Binds the new instance's box and cells (at `offsets` in the model value at `new`) in place
@@ -87,9 +79,9 @@ extension Context {
     /// cells, then applies the values (reconciling the child slots, which may anchor models and so
     /// take `unboundLock`), then forwards the earlier cells.
     private func adoptInSteps<M: Model>(_ newModel: M, schema typedSchema: Schema<M>) {
-        guard let oldModel = model else { return }
+        guard hasModel else { return }
         let newCells = typedSchema.cells(of: newModel)
-        let oldCells = schema.cells(of: oldModel)
+        let oldCells = currentCells()
         let newBox = newModel.node.box
         let adopted = unboundLock.withShortLock { () -> Bool in
             if newBox.context != nil || newCells.contains(where: { $0.isClaimed }) { return false }
@@ -101,7 +93,7 @@ extension Context {
             return true
         }
         guard adopted else { return }
-        model = newModel
+        withModel(as: M.self) { $0 = newModel }
         flags.insert(.continued)
         let boxesValues = hierarchy.hasHooks || flags.contains(.tracksUndo)
         for index in newCells.indices where newCells[index] !== oldCells[index] {

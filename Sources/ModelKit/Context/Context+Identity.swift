@@ -47,30 +47,15 @@ extension Context {
     /// here would be a boxed `AnyHashable` per model. Caller holds the lock (a custom `id` getter
     /// runs under it).
     final var idKey: IDKey? {
-        guard !schema.usesInstanceIdentity, let model else { return nil }
-        return ModelKit.idKey(of: model)
+        guard !schema.usesInstanceIdentity, hasModel else { return nil }
+        return withModelStorage { schema.idKey(in: $0) }
     }
 
     /// Whether the model, of type `M` (the caller checked the schema), has the id `id`: the in-order
     /// match of same-id continuity, specialized for `M` where the visit is. Caller holds the lock.
     @inlinable
     final func modelHasID<M: Model>(_ id: M.ID, as type: M.Type) -> Bool {
-        guard let model, let liveID = Self.id(of: model, as: M.ID.self) else { return false }
-        return liveID == id
+        guard hasModel else { return false }
+        return withModel(as: M.self) { $0.id == id }
     }
-
-    /// The id of `live` (the model opened from its existential) as an `ID`, nil when its id is of
-    /// another type. Only the id's getter runs unspecialized; the caller compares.
-    @inlinable
-    static func id<Live: Model, ID>(of live: Live, as type: ID.Type) -> ID? {
-        guard Live.ID.self == ID.self else { return nil }
-        // The same type: the cast only renames it.
-        return unsafeBitCast(live.id, to: ID.self)
-    }
-}
-
-/// The id of `model` as a dictionary key (the existential is opened, so `id` is read through
-/// the model's own conformance).
-private func idKey<M: Model>(of model: M) -> IDKey {
-    IDKey(model.id)
 }

@@ -71,20 +71,34 @@ final class Context: @unchecked Sendable {
     /// `isMarked(in:)` and `isKept(in:)`).
     @exclusivity(unchecked) private var reconcileMark: UInt64 = 0
     @exclusivity(unchecked) var extras: ContextExtras?
-    /// The current model instance: set at anchoring, so a live context always holds one; nil once
-    /// destructed, and for frozen copies.
-    @usableFromInline @exclusivity(unchecked) var model: (any Model)?
+    /// The current model instance (see ``ModelStorage``): set at anchoring, so a live context
+    /// always holds one (`flags` has `.hasModel`); none once destructed, and none for frozen copies.
+    @usableFromInline @exclusivity(unchecked) var modelStorage = ModelStorage()
 
     init(
         hierarchy: Hierarchy, schema: AnySchema, dependencyStorage: DependencyValues.Storage, state: ContextState,
-        isRoot: Bool, model: (any Model)?
+        isRoot: Bool
     ) {
         self.hierarchy = hierarchy
         self.schema = schema
         self.dependencyStorage = dependencyStorage
         self.state = state
         self.flags = isRoot ? .isRoot : []
-        self.model = model
+    }
+
+    /// A context holding `model`, whose schema is `schema`.
+    init<M: Model>(
+        hierarchy: Hierarchy, schema: Schema<M>, dependencyStorage: DependencyValues.Storage, state: ContextState,
+        isRoot: Bool, model: M
+    ) {
+        self.hierarchy = hierarchy
+        self.schema = schema
+        self.dependencyStorage = dependencyStorage
+        self.state = state
+        self.flags = isRoot ? [.isRoot, .hasModel] : .hasModel
+        withUnsafeMutablePointer(to: &modelStorage) {
+            ModelStorage.initialize(at: UnsafeMutableRawPointer($0), with: model)
+        }
     }
 
     deinit {
@@ -93,6 +107,10 @@ final class Context: @unchecked Sendable {
         // hierarchy holds its root, and parents their children, until teardown).
         assert(!state.isLive || slots.isEmpty && extras?.propertyObservers.isEmpty != false,
                "ModelKit internal error: a live \(typeName) context was freed without being destructed")
+        // A context whose anchoring was refused still holds its model.
+        if flags.contains(.hasModel) {
+            withModelStorage { schema.destroyModel(in: $0) }
+        }
     }
 
     /// The dependencies this model sees.
@@ -315,30 +333,57 @@ final class Context: @unchecked Sendable {
 
     // MARK: The model (caller holds the lock unless noted)
 
+    /// Whether the context holds a model value: from anchoring until it is destructed.
+    @inlinable
+    final var hasModel: Bool { flags.contains(.hasModel) }
+
+    /// Calls `body` with the address of the storage of the model value (see ``ModelStorage``).
+    @inlinable @inline(__always)
+    final func withModelStorage<R>(_ body: (UnsafeMutableRawPointer) -> R) -> R {
+        withUnsafeMutablePointer(to: &modelStorage) { body(UnsafeMutableRawPointer($0)) }
+    }
+
+    /// Calls `body` with the address of the model value, which the context holds, for reading.
+    @inline(__always)
+    final func withModelValue<R>(_ body: (UnsafeRawPointer) -> R) -> R {
+        var result: R?
+        withModelStorage { storage in schema.withModelValue(in: storage) { result = body($0) } }
+        return result.unsafelyUnwrapped
+    }
+
+    /// Calls `body` with the model value, which the context holds and is an `M` (the caller checked
+    /// the schema).
+    @inlinable @inline(__always)
+    final func withModel<M: Model, R>(as _: M.Type, _ body: (inout M) -> R) -> R {
+        withModelStorage { ModelStorage.withValue(at: $0, as: M.self, body) }
+    }
+
+    /// A copy of the current model value; nil once destructed, and for frozen copies.
+    final var model: (any Model)? {
+        guard hasModel else { return nil }
+        return withModelStorage { schema.copyModel(in: $0) }
+    }
+
+    /// The current model value, moved out (a destructed context gives it up).
+    final func takeModel() -> (any Model)? {
+        guard hasModel else { return nil }
+        flags.remove(.hasModel)
+        return withModelStorage { schema.takeModel(from: $0) }
+    }
+
     /// The current model instance's cells, in registration order.
     final func currentCells() -> [AnyCell] {
-        guard let model else { return [] }
-        return schema.cells(of: model)
+        guard hasModel else { return [] }
+        return withModelValue { schema.cells(ofModelAt: $0) }
     }
 
     /// The current model value.
     final func currentModel() -> (any Model)? { model }
 
-    /// Calls `onActivate` and the `withActivation` handlers on `model`, the current instance.
-    /// Called without the lock.
-    final func performActivation(_ model: any Model, _ handlers: [@Sendable (Any) -> Void]) {
-        ActivationScope.current.withValue(self) {
-            model.onActivate()
-            for handler in handlers {
-                handler(model)
-            }
-        }
-    }
-
     /// The cell of property `index` of the current instance.
     final func cell(_ index: Int) -> AnyCell? {
-        guard let model, index >= 0, index < schema.count else { return nil }
-        return schema.cell(index, of: model)
+        guard hasModel, index >= 0, index < schema.count else { return nil }
+        return withModelValue { schema.cell(index, ofModelAt: $0) }
     }
 }
 
@@ -356,6 +401,8 @@ struct ContextFlags: OptionSet, Sendable {
     @usableFromInline static let continued = ContextFlags(rawValue: 1 << 1)
     /// `extras.undoTracking` is set.
     static let tracksUndo = ContextFlags(rawValue: 1 << 2)
+    /// The context holds a model value (``Context/modelStorage``).
+    @usableFromInline static let hasModel = ContextFlags(rawValue: 1 << 3)
 }
 
 /// Holds a context's Observation registrar (created on the first tracked read).

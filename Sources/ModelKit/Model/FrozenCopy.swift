@@ -32,7 +32,7 @@ extension Model {
         let schema = Schema<Self>.shared(self)
         let context = Context(
             hierarchy: frozenHierarchy, schema: schema, dependencyStorage: DependencyValues.Storage(),
-            state: .frozen, isRoot: false, model: nil
+            state: .frozen, isRoot: false
         )
         let box = NodeBox(id: node.box.id)
         var copy = self

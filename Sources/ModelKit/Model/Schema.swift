@@ -31,6 +31,8 @@ class AnySchema: Observable, @unchecked Sendable {
     /// Where each property's storage reference sits inside a model value, found once; nil when it
     /// could not be found unambiguously (then key paths are used).
     let cellOffsets: [Int]?
+    /// Whether a context holds a model of this type in its own storage (see ``ModelStorage``).
+    let holdsModelInPlace: Bool
     let registrationChecked = Atomic<Bool>(false)
     /// `\AnySchema.[property: i]` for each property, built once.
     private let observationKeyPaths: [KeyPath<AnySchema, Int>]
@@ -38,7 +40,7 @@ class AnySchema: Observable, @unchecked Sendable {
     init(
         modelType: Any.Type, names: [String], options: [TrackOptions],
         childVisitors: [((AnyCell, inout ContainerVisitor) -> Void)?],
-        retiresValues: Bool, usesInstanceIdentity: Bool, cellOffsets: [Int]?
+        retiresValues: Bool, usesInstanceIdentity: Bool, cellOffsets: [Int]?, holdsModelInPlace: Bool
     ) {
         self.typeName = ModelKit.typeName(modelType)
         self.modelTypeID = ObjectIdentifier(modelType)
@@ -54,6 +56,7 @@ class AnySchema: Observable, @unchecked Sendable {
         self.retiresValues = retiresValues
         self.usesInstanceIdentity = usesInstanceIdentity
         self.cellOffsets = cellOffsets
+        self.holdsModelInPlace = holdsModelInPlace
         // Past the properties: the indices of memoized values (`node.memoize`), a few built ahead.
         self.observationKeyPaths = (0..<(names.count + Self.prebuiltMemoKeyPaths)).map { \AnySchema.[property: $0] }
     }
@@ -92,19 +95,51 @@ class AnySchema: Observable, @unchecked Sendable {
         index < observationKeyPaths.count ? observationKeyPaths[index] : KeyedKind.observationKeyPath(index)
     }
 
-    /// The cells of `model` (an instance of this schema's type), in registration order.
-    final func cells(of model: any Model) -> [AnyCell] {
-        if let cellOffsets { return readCells(of: model, at: cellOffsets) }
-        return cellsByKeyPath(of: model)
+    /// The cells of the model value at `model` (an instance of this schema's type), in
+    /// registration order.
+    final func cells(ofModelAt model: UnsafeRawPointer) -> [AnyCell] {
+        guard let cellOffsets else { return cellsByKeyPath(ofModelAt: model) }
+        return cellOffsets.map { cellReference(at: $0, in: model).takeUnretainedValue() }
     }
 
-    /// The cell of property `index` of `model`.
-    final func cell(_ index: Int, of model: any Model) -> AnyCell {
-        if let cellOffsets { return readCell(of: model, at: cellOffsets[index]) }
-        return cellsByKeyPath(of: model)[index]
+    /// The cell of property `index` of the model value at `model`.
+    final func cell(_ index: Int, ofModelAt model: UnsafeRawPointer) -> AnyCell {
+        guard let cellOffsets else { return cellsByKeyPath(ofModelAt: model)[index] }
+        return cellReference(at: cellOffsets[index], in: model).takeUnretainedValue()
     }
 
-    func cellsByKeyPath(of model: any Model) -> [AnyCell] { [] }
+    // MARK: The model value a context holds (see `ModelStorage`), typed by `Schema<M>`
+
+    /// Calls `body` with the address of the model value held by the context storage at `storage`,
+    /// for reading.
+    @inline(__always)
+    final func withModelValue(in storage: UnsafeMutableRawPointer, _ body: (UnsafeRawPointer) -> Void) {
+        if holdsModelInPlace { return body(UnsafeRawPointer(storage)) }
+        withBoxedModelValue(in: storage, body)
+    }
+
+    func withBoxedModelValue(in storage: UnsafeMutableRawPointer, _ body: (UnsafeRawPointer) -> Void) { abstract() }
+    func cellsByKeyPath(ofModelAt model: UnsafeRawPointer) -> [AnyCell] { abstract() }
+    /// A copy of the model value held by the storage at `storage`.
+    func copyModel(in storage: UnsafeMutableRawPointer) -> any Model { abstract() }
+    /// The model value held by the storage at `storage`, moved out.
+    func takeModel(from storage: UnsafeMutableRawPointer) -> any Model { abstract() }
+    /// Destroys the model value held by the storage at `storage`.
+    func destroyModel(in storage: UnsafeMutableRawPointer) { abstract() }
+    /// Assigns the model value at `source` (of this type) over the one held by the storage at
+    /// `storage`, in place.
+    func assignModel(in storage: UnsafeMutableRawPointer, from source: UnsafeRawPointer) { abstract() }
+    /// The id of the model value held by the storage at `storage`, as a dictionary key. A custom
+    /// `id` getter runs.
+    func idKey(in storage: UnsafeMutableRawPointer) -> IDKey { abstract() }
+    /// Activates `context`, anchored and holding a model of this type: marks it active, unlocks
+    /// the hierarchy if `unlocking`, then calls `onActivate` and the handlers on a copy of the model.
+    /// Caller holds the lock.
+    func activate(_ context: Context, handlers: [@Sendable (Any) -> Void], unlocking: Bool) { abstract() }
+
+    private func abstract() -> Never {
+        fatalError("ModelKit internal error: \(typeName)'s schema is not a Schema<\(typeName)>")
+    }
 
     /// Visits the models held by a child slot's cell. The caller holds the lock.
     final func visitChildren(_ index: Int, cell: AnyCell, _ visitor: inout ContainerVisitor) {
@@ -118,19 +153,6 @@ class AnySchema: Observable, @unchecked Sendable {
 @inline(__always)
 func cellReference(at offset: Int, in base: UnsafeRawPointer) -> Unmanaged<AnyCell> {
     Unmanaged<AnyCell>.fromOpaque(base.loadUnaligned(fromByteOffset: offset, as: UnsafeRawPointer.self))
-}
-
-/// Reads the storage reference at `offset` inside `model` (the existential opened: no array of
-/// offsets or of cells for the one a reconciliation asks for).
-private func readCell<M: Model>(of model: M, at offset: Int) -> AnyCell {
-    withUnsafePointer(to: model) { cellReference(at: offset, in: UnsafeRawPointer($0)).takeUnretainedValue() }
-}
-
-/// Reads the storage references at `offsets` inside `model`.
-private func readCells<M: Model>(of model: M, at offsets: [Int]) -> [AnyCell] {
-    withUnsafePointer(to: model) { pointer in
-        offsets.map { cellReference(at: $0, in: UnsafeRawPointer(pointer)).takeUnretainedValue() }
-    }
 }
 
 final class Schema<M: Model>: AnySchema, @unchecked Sendable {
@@ -150,7 +172,8 @@ final class Schema<M: Model>: AnySchema, @unchecked Sendable {
             childVisitors: properties.map(\.visitChildren),
             retiresValues: properties.contains { !$0.holdsPlainData },
             usesInstanceIdentity: M.ID.self == ModelID.self,
-            cellOffsets: Self.findCellOffsets(in: instance, properties: properties)
+            cellOffsets: Self.findCellOffsets(in: instance, properties: properties),
+            holdsModelInPlace: ModelStorage.holdsInPlace(M.self)
         )
     }
 
@@ -169,15 +192,51 @@ final class Schema<M: Model>: AnySchema, @unchecked Sendable {
         }
     }
 
-    override func cellsByKeyPath(of model: any Model) -> [AnyCell] {
-        guard let model = model as? M else { return [] }
-        return properties.map { $0.cellOf(model) }
+    override func cellsByKeyPath(ofModelAt model: UnsafeRawPointer) -> [AnyCell] {
+        let model = model.assumingMemoryBound(to: M.self)
+        return properties.map { $0.cellOf(model.pointee) }
+    }
+
+    override func withBoxedModelValue(in storage: UnsafeMutableRawPointer, _ body: (UnsafeRawPointer) -> Void) {
+        ModelStorage.withAddress(at: storage, as: M.self, body)
+    }
+
+    override func copyModel(in storage: UnsafeMutableRawPointer) -> any Model {
+        ModelStorage.withValue(at: storage, as: M.self) { $0 }
+    }
+
+    override func takeModel(from storage: UnsafeMutableRawPointer) -> any Model {
+        ModelStorage.take(at: storage, as: M.self)
+    }
+
+    override func destroyModel(in storage: UnsafeMutableRawPointer) {
+        ModelStorage.destroy(at: storage, as: M.self)
+    }
+
+    override func assignModel(in storage: UnsafeMutableRawPointer, from source: UnsafeRawPointer) {
+        let source = source.assumingMemoryBound(to: M.self)
+        ModelStorage.withValue(at: storage, as: M.self) { $0 = source.pointee }
+    }
+
+    override func idKey(in storage: UnsafeMutableRawPointer) -> IDKey {
+        ModelStorage.withValue(at: storage, as: M.self) { IDKey($0.id) }
+    }
+
+    override func activate(_ context: Context, handlers: [@Sendable (Any) -> Void], unlocking: Bool) {
+        let model = context.withModel(as: M.self) { $0 }
+        context.state = .active
+        if unlocking { context.lock.unlock() }
+        ActivationScope.current.withValue(context) {
+            model.onActivate()
+            for handler in handlers {
+                handler(model)
+            }
+        }
     }
 
     /// The cells of `model`, in registration order.
     func cells(of model: M) -> [AnyCell] {
-        if let cellOffsets { return readCells(of: model, at: cellOffsets) }
-        return properties.map { $0.cellOf(model) }
+        withUnsafePointer(to: model) { cells(ofModelAt: UnsafeRawPointer($0)) }
     }
 
     /// Binds the cells of `model` to `context` (its new context), unless one of them belongs to a
