@@ -49,7 +49,7 @@ extension Context {
                 if let retired = cell.retire() { batch.releaseLater(retired) }
             }
         }
-        if let model = takeModel() { batch.release(consume model) }
+        if giveUpModel() { batch.releaseModel(of: self) }
     }
 }
 
@@ -60,13 +60,9 @@ struct TeardownBatch {
     }
 
     var entries: [Entry] = []
-    /// Model values dropped by destructed contexts, released after the work (their release may
-    /// free the contexts, and values that run code in their deinit). In chunks of a fixed size
-    /// once there are more than one chunk's worth: a large teardown then never copies the values
-    /// it holds into a larger array (a million children peaked ~60 MB higher with one array).
-    private var releasedModels: [any Model] = []
-    private var moreReleasedModels: [[any Model]] = []
-    private static let chunkSize = 4_096
+    /// Destructed contexts whose model values are destroyed after the work (their release may
+    /// free the contexts, and values that run code in their deinit).
+    private var releasedModels = ReleasedModels()
     /// Tracked values that destructed models' cells gave back (see `AnyCell.retire()`), released
     /// after the work for the same reason.
     private var retiredValues: [Any] = []
@@ -76,18 +72,10 @@ struct TeardownBatch {
     /// Whether there is work to perform (beyond releasing model values).
     var hasWork: Bool { !entries.isEmpty }
 
-    /// Keeps a destructed model's value, to release after the work. Caller holds the lock.
-    mutating func release(_ model: consuming any Model) {
-        if releasedModels.count < Self.chunkSize {
-            releasedModels.append(model)
-            return
-        }
-        if moreReleasedModels.isEmpty || moreReleasedModels[moreReleasedModels.count - 1].count == Self.chunkSize {
-            var chunk: [any Model] = []
-            chunk.reserveCapacity(Self.chunkSize)
-            moreReleasedModels.append(chunk)
-        }
-        moreReleasedModels[moreReleasedModels.count - 1].append(model)
+    /// Keeps `context`, destructed, whose model value it gave up (``Context/giveUpModel()``), to
+    /// destroy that value after the work. Caller holds the lock.
+    mutating func releaseModel(of context: Context) {
+        releasedModels.append(context)
     }
 
     /// Keeps a value a destructed model's cell gave back, to release after the work. Caller holds

@@ -102,7 +102,7 @@ extension Context {
         var existing = slots.removeValue(forKey: index) ?? SlotChildren()
         let sink = ReconcileSink(parent: self, slot: index, stamp: stamp, previous: existing.list, index: existing.byID)
         existing.list = []
-        existing.byID = [:]
+        existing.byID = IDIndex()
         var visitor = ContainerVisitor(sink: sink)
         schema.visitChildren(index, cell: cell, &visitor)
 
@@ -176,7 +176,7 @@ extension Context {
         sink.clearIssues()
 
         for child in unmatched where !child.isKept(in: stamp) {
-            existing.forget(child)
+            existing.byID.forget(child)
             child.removePlace(parent: self, slot: index)
         }
 

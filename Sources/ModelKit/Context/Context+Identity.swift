@@ -31,6 +31,11 @@ struct IDKey: Hashable {
         id._rawHashValue(seed: seed)
     }
 
+    /// Whether `id` is this key's id: of its type, and equal.
+    func isKey<ID: Hashable>(of id: ID) -> Bool {
+        Self.equal(id, self.id)
+    }
+
     /// Whether two ids are of one type and equal (each existential opened in turn).
     private static func equal<L: Hashable>(_ lhs: L, _ rhs: any Hashable) -> Bool {
         func compare<R: Hashable>(_ rhs: R) -> Bool {
@@ -49,6 +54,12 @@ extension Context {
     final var idKey: IDKey? {
         guard !schema.usesInstanceIdentity, hasModel else { return nil }
         return withModelStorage { schema.idKey(in: $0) }
+    }
+
+    /// Whether the model's id is `key` (read without making a key of it). Caller holds the lock.
+    final func hasID(_ key: IDKey) -> Bool {
+        guard !schema.usesInstanceIdentity, hasModel else { return false }
+        return withModelStorage { schema.modelHasID(in: $0, key) }
     }
 
     /// Whether the model, of type `M` (the caller checked the schema), has the id `id`: the in-order

@@ -364,11 +364,20 @@ final class Context: @unchecked Sendable {
         return withModelStorage { schema.copyModel(in: $0) }
     }
 
-    /// The current model value, moved out (a destructed context gives it up).
-    final func takeModel() -> (any Model)? {
-        guard hasModel else { return nil }
+    /// Gives up the model value at destruct: from now on the context holds none as far as anyone
+    /// reading it knows, but the value stays in its storage until ``destroyGivenUpModel()``, which
+    /// the teardown batch calls after the lock (see ``ReleasedModels``). False if there was none.
+    /// Caller holds the lock.
+    final func giveUpModel() -> Bool {
+        guard hasModel else { return false }
         flags.remove(.hasModel)
-        return withModelStorage { schema.takeModel(from: $0) }
+        return true
+    }
+
+    /// Destroys the model value given up by ``giveUpModel()``, once, without the lock: no one
+    /// reads the storage of a context without `hasModel`.
+    final func destroyGivenUpModel() {
+        withModelStorage { schema.destroyModel(in: $0) }
     }
 
     /// The current model instance's cells, in registration order.

@@ -111,16 +111,5 @@ struct PlaceList: RandomAccessCollection {
 /// The children of one child slot, in the slot's order, and by id for matching new instances.
 struct SlotChildren {
     var list: [Context] = []
-    var byID: [IDKey: Context] = [:]
-
-    /// Removes `child`'s entry from `byID`. The key is the child's id read now; an id that changed
-    /// while the child was live (a custom `id` computed from mutable state) is found by a scan.
-    mutating func forget(_ child: Context) {
-        guard let key = child.idKey else { return }
-        if byID[key] === child {
-            byID[key] = nil
-        } else if let entry = byID.first(where: { $0.value === child }) {
-            byID[entry.key] = nil
-        }
-    }
+    var byID = IDIndex()
 }

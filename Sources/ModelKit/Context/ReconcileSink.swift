@@ -68,7 +68,7 @@ final class ReconcileSink: VisitSink {
 
     /// The slot's index of its children by id, handed over for the visit (see `takeIndex()`), so
     /// that a model anchored at once is indexed (and a second model with its id found) in one step.
-    @exclusivity(unchecked) private var index: [IDKey: Context]
+    @exclusivity(unchecked) private var index: IDIndex
     /// Whether a new model met earlier waits for the end of the visit: from then on every new
     /// model does, so that new models are still activated in the order they were met.
     @exclusivity(unchecked) private var defersAnchoring = false
@@ -80,7 +80,7 @@ final class ReconcileSink: VisitSink {
     /// How many models the collections visited so far hold (see `willVisit(count:)`).
     @exclusivity(unchecked) private var expectedCount = 0
 
-    init(parent: Context, slot: Int, stamp: UInt64, previous: [Context], index: [IDKey: Context]) {
+    init(parent: Context, slot: Int, stamp: UInt64, previous: [Context], index: IDIndex) {
         self.parent = parent
         self.slot = slot
         self.stamp = stamp
@@ -89,8 +89,8 @@ final class ReconcileSink: VisitSink {
     }
 
     /// The slot's index by id, with the models anchored at once. Call once, after the visit.
-    func takeIndex() -> [IDKey: Context] {
-        defer { index = [:] }
+    func takeIndex() -> IDIndex {
+        defer { index = IDIndex() }
         return index
     }
 
@@ -266,10 +266,12 @@ final class ReconcileSink: VisitSink {
             }
             if index.isEmpty && previous.isEmpty { index.reserveCapacity(expectedCount) }
             // One lookup finds the id's entry or makes one (holding the parent, which is never its
-            // own child, until the child is anchored): the id is hashed once.
+            // own child, until the child is anchored): the id is hashed once. An entry already there
+            // is a child with this id or a colliding one: the end of the visit tells which.
+            let hash = IDHash(key)
             var isTaken = false
             var isAnchored = false
-            Self.update(&index[key, default: parent]) { entry in
+            index.withEntry(hash: hash, placeholder: parent) { entry in
                 guard entry === parent else {
                     isTaken = true
                     return
@@ -282,17 +284,11 @@ final class ReconcileSink: VisitSink {
             if isTaken {
                 deferAnchoring(model, box: box, key: key, schema: schema)
             } else if !isAnchored {
-                index.removeValue(forKey: key)
+                index.removeEntry(hash: hash)
             }
             return
         }
         classify(context, typeName: context.schema.typeName)
-    }
-
-    /// Calls `body` with inout access to `value` (an index entry, looked up once).
-    @inline(__always)
-    private static func update(_ value: inout Context, _ body: (inout Context) -> Void) {
-        body(&value)
     }
 
     /// Records a new model to anchor after the visit, in its place among the others.

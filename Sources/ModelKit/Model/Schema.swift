@@ -122,8 +122,6 @@ class AnySchema: Observable, @unchecked Sendable {
     func cellsByKeyPath(ofModelAt model: UnsafeRawPointer) -> [AnyCell] { abstract() }
     /// A copy of the model value held by the storage at `storage`.
     func copyModel(in storage: UnsafeMutableRawPointer) -> any Model { abstract() }
-    /// The model value held by the storage at `storage`, moved out.
-    func takeModel(from storage: UnsafeMutableRawPointer) -> any Model { abstract() }
     /// Destroys the model value held by the storage at `storage`.
     func destroyModel(in storage: UnsafeMutableRawPointer) { abstract() }
     /// Assigns the model value at `source` (of this type) over the one held by the storage at
@@ -132,6 +130,8 @@ class AnySchema: Observable, @unchecked Sendable {
     /// The id of the model value held by the storage at `storage`, as a dictionary key. A custom
     /// `id` getter runs.
     func idKey(in storage: UnsafeMutableRawPointer) -> IDKey { abstract() }
+    /// Whether the id of the model value held by the storage at `storage` is `key`.
+    func modelHasID(in storage: UnsafeMutableRawPointer, _ key: IDKey) -> Bool { abstract() }
     /// Activates `context`, anchored and holding a model of this type: marks it active, unlocks
     /// the hierarchy if `unlocking`, then calls `onActivate` and the handlers on a copy of the model.
     /// Caller holds the lock.
@@ -205,10 +205,6 @@ final class Schema<M: Model>: AnySchema, @unchecked Sendable {
         ModelStorage.withValue(at: storage, as: M.self) { $0 }
     }
 
-    override func takeModel(from storage: UnsafeMutableRawPointer) -> any Model {
-        ModelStorage.take(at: storage, as: M.self)
-    }
-
     override func destroyModel(in storage: UnsafeMutableRawPointer) {
         ModelStorage.destroy(at: storage, as: M.self)
     }
@@ -220,6 +216,10 @@ final class Schema<M: Model>: AnySchema, @unchecked Sendable {
 
     override func idKey(in storage: UnsafeMutableRawPointer) -> IDKey {
         ModelStorage.withValue(at: storage, as: M.self) { IDKey($0.id) }
+    }
+
+    override func modelHasID(in storage: UnsafeMutableRawPointer, _ key: IDKey) -> Bool {
+        ModelStorage.withValue(at: storage, as: M.self) { key.isKey(of: $0.id) }
     }
 
     override func activate(_ context: Context, handlers: [@Sendable (Any) -> Void], unlocking: Bool) {

@@ -69,6 +69,27 @@ import Testing
     }
 }
 
+extension ReportedIssueTests {
+    @Suite struct ChangedIDTests {
+        @Test func aChildWhoseIdChangedIsNotTakenForANewInstanceWithItsOldId() async {
+            await IssueCapture.run(matching: "KeyedList.rows") { capture in
+                let root = KeyedList(rows: [KeyedRow(key: 1), KeyedRow(key: 2)]).withAnchor()
+                let first = root.rows[0]
+                first.key = 10
+                // Out of order, so that the new instance is looked up by id: the live row that had
+                // its id has another now, and is neither continued by it nor reported beside it.
+                let newOne = KeyedRow(key: 1, count: 5)
+                root.rows = [root.rows[1], first, newOne]
+                #expect(newOne.lifetime == .anchored)
+                #expect(first.lifetime == .anchored)
+                #expect(first.count == 0)
+                #expect(root.rows.map(\.key) == [2, 10, 1])
+                #expect(capture.messages.isEmpty)
+            }
+        }
+    }
+}
+
 /// A row whose custom id is computed from a tracked property.
 private struct KeyedRow: Model {
     var node = ModelNode<Self>()

@@ -71,6 +71,24 @@ extension ReportedIssueTests {
             }
         }
 
+        @Test func removingTheFirstOfCollidingChildrenLeavesTheOthersMatchable() async {
+            await IssueCapture.run(matching: "CollidingList.rows") { capture in
+                let list = CollidingList().withAnchor()
+                let first = (0..<4).map { CollidingRow($0) }
+                list.rows = first
+                // The first child holds the hash's own entry; the others collide with it.
+                list.rows.removeFirst()
+                #expect(first[0].lifetime == .destructed)
+                let zero = CollidingRow(0, title: "new zero")
+                list.rows = [CollidingRow(3, title: "three"), CollidingRow(2, title: "two"), CollidingRow(1, title: "one"), zero]
+                #expect(first[1].title == "one" && first[2].title == "two" && first[3].title == "three")
+                #expect(first[1...].allSatisfy { $0.lifetime == .anchored })
+                #expect(zero.lifetime == .anchored)
+                #expect(list.rows.map(\.id.value) == [3, 2, 1, 0])
+                #expect(capture.messages.isEmpty)
+            }
+        }
+
         @Test func removingAChildLeavesTheOthersMatchable() async {
             await IssueCapture.run(matching: "CollidingList.rows") { capture in
                 let list = CollidingList().withAnchor()

@@ -42,6 +42,23 @@ import Testing
         await exerciseIdentified(AlignedRow.self)
     }
 
+    @Test func aLargeTeardownReleasesEveryModelValueOnce() async {
+        // More models than the teardown's first chunks of released values hold (4, 8, … 4,096),
+        // removed in one write and then with their hierarchy.
+        let ledger = Ledger()
+        do {
+            // Assigned, not given at creation: a tracked value given at creation is kept to restore
+            // when its model is torn down.
+            let root = Shelf<FiveWordRow>(rows: []).withAnchor()
+            root.rows = (0..<5_000).map { FiveWordRow(id: $0, value: $0, ledger) }
+            #expect(ledger.activated.withLock { $0.count } == 5_000)
+            root.rows.removeLast(4_500)
+            #expect(ledger.live.load(ordering: .acquiring) == 500)
+            #expect(values(of: root) == Array(0..<500))
+        }
+        #expect(await eventually { ledger.live.load(ordering: .acquiring) == 0 })
+    }
+
     /// Anchors two rows, checks what activation and a query see, continues the first with a new
     /// instance of its id (an earlier handle then reads and writes the live row), removes it and
     /// releases the hierarchy; every row's token is freed in the end.
