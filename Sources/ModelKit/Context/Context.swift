@@ -365,7 +365,7 @@ final class Context: @unchecked Sendable {
     }
 
     /// Gives up the model value at destruct: from now on the context holds none as far as anyone
-    /// reading it knows, but the value stays in its storage until ``destroyGivenUpModel()``, which
+    /// reading it knows, but the value stays in its storage until ``releaseGivenUpModel(of:)``, which
     /// the teardown batch calls after the lock (see ``ReleasedModels``). False if there was none.
     /// Caller holds the lock.
     final func giveUpModel() -> Bool {
@@ -374,10 +374,17 @@ final class Context: @unchecked Sendable {
         return true
     }
 
-    /// Destroys the model value given up by ``giveUpModel()``, once, without the lock: no one
-    /// reads the storage of a context without `hasModel`.
-    final func destroyGivenUpModel() {
-        withModelStorage { schema.destroyModel(in: $0) }
+    /// Releases the model value `context` gave up in ``giveUpModel()``, once, without the lock: no
+    /// one reads the storage of a context without `hasModel`. The context is not retained: the
+    /// value it holds keeps it alive (its `NodeBox` is bound to it), and the value's release may
+    /// free it, so nothing here touches the context after moving the value out.
+    static func releaseGivenUpModel(of context: Unmanaged<Context>) {
+        context._withUnsafeGuaranteedRef { context in
+            // The schema outlives every context (schemas are cached for the process).
+            let schema = Unmanaged.passUnretained(context.schema)
+            let storage = withUnsafeMutablePointer(to: &context.modelStorage) { UnsafeMutableRawPointer($0) }
+            schema._withUnsafeGuaranteedRef { $0.releaseModel(in: storage) }
+        }
     }
 
     /// The current model instance's cells, in registration order.

@@ -9,7 +9,7 @@
 /// The storage does not know its type: the context's schema does (``AnySchema/holdsModelInPlace``
 /// and the model operations of `Schema<M>`), and the context's flags say whether a value is held.
 /// Safety: guarded by the hierarchy lock, like the rest of the context's state; a held value is
-/// destroyed exactly once, by ``destroy(at:as:)``.
+/// destroyed exactly once, by ``release(at:as:)`` or ``destroy(at:as:)``.
 @usableFromInline
 struct ModelStorage {
     @usableFromInline var words: (UInt, UInt, UInt, UInt, UInt) = (0, 0, 0, 0, 0)
@@ -56,6 +56,17 @@ struct ModelStorage {
             withUnsafePointer(to: value) { body(UnsafeRawPointer($0)) }
         }
         open(storage.assumingMemoryBound(to: (any Model).self).pointee)
+    }
+
+    /// Moves the held `M` out, then releases it, leaving the storage empty: the storage is not
+    /// touched once the release may have freed its owner.
+    @inline(__always)
+    static func release<M: Model>(at storage: UnsafeMutableRawPointer, as _: M.Type) {
+        if holdsInPlace(M.self) {
+            _ = storage.assumingMemoryBound(to: M.self).move()
+        } else {
+            _ = storage.assumingMemoryBound(to: (any Model).self).move()
+        }
     }
 
     /// Destroys the held `M`, leaving the storage empty.

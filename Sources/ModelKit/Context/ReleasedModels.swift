@@ -3,8 +3,9 @@
 /// their deinit).
 ///
 /// A destructed context gives its value up under the lock (``Context/giveUpModel()``: nobody reads
-/// it from then on) but keeps it in its storage, and this list destroys it there when the teardown
-/// batch holding the list goes. Moving the value out instead took an `any Model` per model, 40
+/// it from then on) but keeps it in its storage, and this list releases it from there when the
+/// teardown batch holding the list goes. The contexts are not retained: each is kept alive by the
+/// value it still holds (the value's `NodeBox` is bound to it), until that value is released. Moving the value out instead took an `any Model` per model, 40
 /// bytes, plus a heap box for a model of four or five words (a million children with their own id
 /// peaked ~100 MB higher).
 ///
@@ -20,6 +21,7 @@ struct ReleasedModels {
     var isEmpty: Bool { current == nil }
 
     mutating func append(_ context: Context) {
+        let context = Unmanaged.passUnretained(context)
         if let current, current.append(context) { return }
         let capacity = current.map { min($0.header.capacity * 2, Self.largestChunk) } ?? Self.firstChunk
         if let filled = current.take() { full.append(filled) }
@@ -31,15 +33,14 @@ struct ReleasedModels {
     private static let firstChunk = 4
     private static let largestChunk = 4_096
 
-    /// Up to `capacity` contexts; destroys their given-up model values, then releases them, when it
-    /// is freed.
-    final class Chunk: ManagedBuffer<ChunkHeader, Context> {
+    /// Up to `capacity` contexts; releases their given-up model values when it is freed.
+    final class Chunk: ManagedBuffer<ChunkHeader, Unmanaged<Context>> {
         static func make(capacity: Int) -> Chunk {
             unsafeDowncast(create(minimumCapacity: capacity) { _ in ChunkHeader(capacity: capacity) }, to: Chunk.self)
         }
 
         /// Adds `context`; false when the chunk is full.
-        func append(_ context: Context) -> Bool {
+        func append(_ context: Unmanaged<Context>) -> Bool {
             withUnsafeMutablePointers { header, contexts in
                 guard header.pointee.count < header.pointee.capacity else { return false }
                 (contexts + header.pointee.count).initialize(to: context)
@@ -50,11 +51,8 @@ struct ReleasedModels {
 
         deinit {
             withUnsafeMutablePointers { header, contexts in
-                // One at a time: `deinitialize(count:)` of many goes through the runtime's generic
-                // array destruction, which costs more than the one release it does for a root.
                 for index in 0..<header.pointee.count {
-                    let context = (contexts + index).move()
-                    context.destroyGivenUpModel()
+                    Context.releaseGivenUpModel(of: contexts[index])
                 }
             }
         }

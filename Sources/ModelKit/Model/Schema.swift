@@ -124,6 +124,9 @@ class AnySchema: Observable, @unchecked Sendable {
     func copyModel(in storage: UnsafeMutableRawPointer) -> any Model { abstract() }
     /// Destroys the model value held by the storage at `storage`.
     func destroyModel(in storage: UnsafeMutableRawPointer) { abstract() }
+    /// Moves the model value held by the storage at `storage` out, then releases it: the storage is
+    /// not touched once the value's release may have freed the context that holds it.
+    func releaseModel(in storage: UnsafeMutableRawPointer) { abstract() }
     /// Assigns the model value at `source` (of this type) over the one held by the storage at
     /// `storage`, in place.
     func assignModel(in storage: UnsafeMutableRawPointer, from source: UnsafeRawPointer) { abstract() }
@@ -207,6 +210,10 @@ final class Schema<M: Model>: AnySchema, @unchecked Sendable {
 
     override func destroyModel(in storage: UnsafeMutableRawPointer) {
         ModelStorage.destroy(at: storage, as: M.self)
+    }
+
+    override func releaseModel(in storage: UnsafeMutableRawPointer) {
+        ModelStorage.release(at: storage, as: M.self)
     }
 
     override func assignModel(in storage: UnsafeMutableRawPointer, from source: UnsafeRawPointer) {
