@@ -29,6 +29,42 @@ struct CollidingRow: Model {
     }
 }
 
+/// An id that hashes apart from the others below 1,000,000, and in groups of four from there on.
+struct MixedID: Hashable, Sendable, CustomStringConvertible {
+    let value: Int
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(value >= 1_000_000 ? value / 4 : value)
+    }
+
+    var description: String { "#\(value)" }
+}
+
+/// A child identified by a `MixedID`.
+struct MixedRow: Model {
+    var node = ModelNode<Self>()
+    let id: MixedID
+    @Tracked var round: Int
+
+    init(_ value: Int, round: Int) {
+        id = MixedID(value: value)
+        _round = Tracked(wrappedValue: round)
+    }
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track("round", \.$round)
+    }
+}
+
+struct MixedList: Model {
+    var node = ModelNode<Self>()
+    @Tracked var rows: [MixedRow] = []
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track("rows", \.$rows)
+    }
+}
+
 /// A list of `CollidingRow`s.
 struct CollidingList: Model {
     var node = ModelNode<Self>()
@@ -86,6 +122,59 @@ extension ReportedIssueTests {
                 #expect(zero.lifetime == .anchored)
                 #expect(list.rows.map(\.id.value) == [3, 2, 1, 0])
                 #expect(capture.messages.isEmpty)
+            }
+        }
+
+        @Test func aLargeSlotStaysMatchableByIDThroughRandomEdits() async {
+            // Appends, removals, reorders, refreshes from new instances and repeated ids, checked
+            // against a reference after each edit: the index grows, shrinks, moves its last entry
+            // into removed ones' places and keeps colliding ids apart.
+            await IssueCapture.run(matching: "MixedList.rows") { capture in
+                var random = SeededRandom(seed: 0x1D_1DE5)
+                let list = MixedList().withAnchor()
+                var live: [Int: MixedRow] = [:]
+                var order: [Int] = []
+                var nextID = 0
+                var reported = 0
+                func newID() -> Int {
+                    nextID += 1
+                    // One in four from the colliding range.
+                    return random.chance(25) ? 1_000_000 + nextID : nextID
+                }
+                for step in 0..<600 {
+                    switch random.below(6) {
+                    case 0, 1:
+                        let ids = (0..<(1 + random.below(40))).map { _ in newID() }
+                        list.rows.append(contentsOf: ids.map { MixedRow($0, round: step) })
+                        for (offset, id) in ids.enumerated() { live[id] = list.rows[order.count + offset] }
+                        order += ids
+                    case 2:
+                        for _ in 0..<random.below(30) where !order.isEmpty {
+                            let position = random.below(order.count)
+                            live[order.remove(at: position)] = nil
+                            list.rows.remove(at: position)
+                        }
+                    case 3:
+                        order.shuffle(using: &random)
+                        list.rows = order.map { live[$0]! }
+                    case 4:
+                        // A refresh from new instances, in another order: every child is continued.
+                        order.shuffle(using: &random)
+                        list.rows = order.map { MixedRow($0, round: step) }
+                        #expect(order.allSatisfy { live[$0]!.round == step && live[$0]!.lifetime == .anchored })
+                    default:
+                        guard let id = order.randomElement(using: &random) else { continue }
+                        // A second model with a live id: reported, left unanchored, then taken out.
+                        let second = MixedRow(id, round: -1)
+                        list.rows.append(second)
+                        reported += 1
+                        #expect(second.lifetime == .initial)
+                        list.rows.removeLast()
+                    }
+                    #expect(list.rows.map(\.id.value) == order, "step \(step)")
+                    #expect(capture.messages.count == reported, "step \(step)")
+                }
+                #expect(live.values.allSatisfy { $0.lifetime == .anchored })
             }
         }
 
