@@ -58,6 +58,8 @@ final class ReconcileSink: VisitSink {
     /// writes (appending, removing at the end, changing nothing) keep a prefix, checked by identity
     /// alone, and the list is edited in place.
     @exclusivity(unchecked) private var prefixCount = 0
+    /// How many children of the prefix are marked kept (see `markPrefixKept()`).
+    @exclusivity(unchecked) private var keptPrefixCount = 0
     /// Whether a model met did not continue that prefix.
     @exclusivity(unchecked) private var diverged = false
     /// The children still in the slot met after the prefix, in their new order.
@@ -129,8 +131,17 @@ final class ReconcileSink: VisitSink {
     }
 
     override func metExpected(_ count: Int) {
-        for child in previous[prefixCount..<(prefixCount + count)] { child.keep(in: stamp) }
         prefixCount += count
+    }
+
+    /// Marks the children of the prefix met so far as kept by this pass. Lazily: only a live model
+    /// met again after the prefix (`classify`) asks whether it was kept, so the usual write (the
+    /// prefix, then new models, or nothing) marks none of them, and touches no context but the
+    /// ones it changes.
+    private func markPrefixKept() {
+        guard keptPrefixCount < prefixCount else { return }
+        for child in previous[keptPrefixCount..<prefixCount] { child.keep(in: stamp) }
+        keptPrefixCount = prefixCount
     }
 
     /// A child still in this slot: kept, known by its box alone.
@@ -139,7 +150,6 @@ final class ReconcileSink: VisitSink {
             if prefixCount < previous.count {
                 let bits = unretainedBox._withUnsafeGuaranteedRef { $0.contextBits.load(ordering: .relaxed) }
                 if bits == UInt(bitPattern: Unmanaged.passUnretained(previous[prefixCount]).toOpaque()) {
-                    previous[prefixCount].keep(in: stamp)
                     prefixCount += 1
                     return true
                 }
@@ -186,7 +196,6 @@ final class ReconcileSink: VisitSink {
         } else {
             deferredContinuations.append(TypedContinuation(model, live: expected))
         }
-        expected.keep(in: stamp)
         prefixCount += 1
         return true
     }
@@ -202,7 +211,6 @@ final class ReconcileSink: VisitSink {
                 Unmanaged.passUnretained(expected.schema)._withUnsafeGuaranteedRef { schema in
                     guard schema.childSlotIndices.isEmpty, let offsets = schema.cellOffsets else { return false }
                     box._withUnsafeGuaranteedRef { expected.adoptLeaf(at: model, box: $0, offsets: offsets) }
-                    expected.keep(in: stamp)
                     prefixCount += 1
                     return true
                 }
@@ -324,6 +332,7 @@ final class ReconcileSink: VisitSink {
 
     /// Sorts a live model met in the new value: kept, shared from elsewhere, or rejected.
     private func classify(_ context: Context, typeName: String) {
+        markPrefixKept()
         // The common case: a child still in this slot. This pass marked exactly the slot's live
         // children with `stamp` (stamps are never reused within a hierarchy), so the mark and the
         // hierarchy are all it takes.
