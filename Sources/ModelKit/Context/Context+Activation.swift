@@ -60,7 +60,7 @@ struct TeardownBatch {
     }
 
     var entries: [Entry] = []
-    /// Destructed contexts whose model values are destroyed after the work (their release may
+    /// Destructed contexts whose model values are released after the work (their release may
     /// free the contexts, and values that run code in their deinit).
     private var releasedModels = ReleasedModels()
     /// Tracked values that destructed models' cells gave back (see `AnyCell.retire()`), released
@@ -73,7 +73,7 @@ struct TeardownBatch {
     var hasWork: Bool { !entries.isEmpty }
 
     /// Keeps `context`, destructed, whose model value it gave up (``Context/giveUpModel()``), to
-    /// destroy that value after the work. Caller holds the lock.
+    /// release that value after the work. Caller holds the lock.
     mutating func releaseModel(of context: Context) {
         releasedModels.append(context)
     }

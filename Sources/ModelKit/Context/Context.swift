@@ -382,8 +382,9 @@ final class Context: @unchecked Sendable {
         context._withUnsafeGuaranteedRef { context in
             // The schema outlives every context (schemas are cached for the process).
             let schema = Unmanaged.passUnretained(context.schema)
-            let storage = withUnsafeMutablePointer(to: &context.modelStorage) { UnsafeMutableRawPointer($0) }
-            schema._withUnsafeGuaranteedRef { $0.releaseModel(in: storage) }
+            withUnsafeMutablePointer(to: &context.modelStorage) { storage in
+                schema._withUnsafeGuaranteedRef { $0.releaseModel(in: UnsafeMutableRawPointer(storage)) }
+            }
         }
     }
 
