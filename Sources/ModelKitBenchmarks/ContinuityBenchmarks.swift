@@ -28,7 +28,7 @@ func continuityScenarios() -> [Scenario] {
                 },
                 Variant(
                     "ModelKit: the same, in reverse order each time", baseline: baseline,
-                    note: "the fallback: every child matched by id, through a dictionary"
+                    note: "the fallback: every child matched by id, through the slot's index"
                 ) { n in
                     let ascending = (0..<count).map { $0 }
                     let batches = (0..<n).map { index in
