@@ -358,6 +358,14 @@ final class Context: @unchecked Sendable {
         withModelStorage { ModelStorage.withValue(at: $0, as: M.self, body) }
     }
 
+    /// A copy of the current model value if it is an `M`; nil once destructed, for frozen copies,
+    /// and for another type. Typed: no existential is made. Caller holds the lock.
+    @usableFromInline
+    final func model<M: Model>(as _: M.Type) -> M? {
+        guard hasModel, schema.modelTypeID == ObjectIdentifier(M.self) else { return nil }
+        return withModel(as: M.self) { $0 }
+    }
+
     /// A copy of the current model value; nil once destructed, and for frozen copies.
     final var model: (any Model)? {
         guard hasModel else { return nil }
@@ -393,9 +401,6 @@ final class Context: @unchecked Sendable {
         guard hasModel else { return [] }
         return withModelValue { schema.cells(ofModelAt: $0) }
     }
-
-    /// The current model value.
-    final func currentModel() -> (any Model)? { model }
 
     /// The cell of property `index` of the current instance.
     final func cell(_ index: Int) -> AnyCell? {

@@ -205,9 +205,7 @@ extension Context {
     /// The model, if it is an `M` (read under the lock).
     @usableFromInline
     final func liveModel<M: Model>(_: M.Type) -> M? {
-        lock.withShortLock {
-            hasModel && schema.modelTypeID == ObjectIdentifier(M.self) ? withModel(as: M.self) { $0 } : nil
-        }
+        lock.withShortLock { model(as: M.self) }
     }
 
     /// Starts an `onChange` observer as work of this model.

@@ -71,7 +71,7 @@ extension Context {
     /// The model's current instance, or `fallback`. Caller holds the lock.
     @usableFromInline
     final func currentModel<M: Model>(_ fallback: M) -> M {
-        model as? M ?? fallback
+        model(as: M.self) ?? fallback
     }
 
     /// Starts an observer owned by this context; false if the model is not live.
