@@ -129,14 +129,17 @@ extension Context {
                     pending.append((position, .ready(child)))
                 }
             case .shared(let child):
-                if let key = child.idKey, let other = existing.byID[key], other !== child {
+                let key = child.idKey
+                // A previous child with the id that nothing kept so far leaves the slot in this
+                // write (were it continued later in the value, that would be the duplicate).
+                if let key, let other = existing.byID[key], other !== child, !other.isMarked(in: stamp) {
                     reportDuplicate(key, slot: index)
                     continue
                 }
                 child.places.append(Place(parent: self, slot: index))
                 child.keep(in: stamp)
                 pending.append((position, .ready(child)))
-                if let key = child.idKey { existing.byID[key] = child }
+                if let key { existing.byID[key] = child }
             case .initial(let initial):
                 if let context = initial.box.context {
                     // Anchored earlier in this same write (it appears twice, or also inside a new

@@ -40,8 +40,7 @@ extension Context {
     /// property whose value differs as a change. False, changing nothing, when the new instance is
     /// claimed already. Caller holds the section.
     private func continueCells(of old: UnsafeRawPointer, with new: UnsafeRawPointer, newBox: NodeBox, offsets: [Int]) -> Bool {
-        let boxesValues = hierarchy.hasHooks || flags.contains(.tracksUndo)
-        return unboundLock.withShortLock { () -> Bool in
+        let claimed = unboundLock.withShortLock { () -> Bool in
             if newBox.context != nil { return false }
             // The cells are read unretained: the new instance is held by the value being visited,
             // the live one by this context.
@@ -50,8 +49,6 @@ extension Context {
             }
             _ = newBox.takeModifiers()
             newBox.bind(self)
-            // The forwards first, under one hold of the table's lock, which no user code may run
-            // under (the comparisons below call `==`, which may read a model).
             forwardedCells.withLock { table in
                 for offset in offsets {
                     cellReference(at: offset, in: old)._withUnsafeGuaranteedRef { oldCell in
@@ -61,18 +58,25 @@ extension Context {
                     }
                 }
             }
-            // A forwarding cell keeps its value: the live value before the continuation.
-            for (index, offset) in offsets.enumerated() {
-                cellReference(at: offset, in: old)._withUnsafeGuaranteedRef { oldCell in
-                    cellReference(at: offset, in: new)._withUnsafeGuaranteedRef { newCell in
-                        if newCell !== oldCell && newCell.differs(fromSameProperty: oldCell) {
-                            recordContinuedChange(index, old: oldCell, new: newCell, boxesValues: boxesValues)
-                        }
+            return true
+        }
+        guard claimed else { return false }
+        // The comparisons call the values' `==`, which is user code and may read models (of this
+        // hierarchy, or not anchored), so they run after `unboundLock` and the table's lock are
+        // released, under the section alone: the new cells are bound to this context, which the
+        // section guards, and a forwarding cell keeps its value (the live value before the
+        // continuation), which nothing writes any more.
+        let boxesValues = hierarchy.hasHooks || flags.contains(.tracksUndo)
+        for (index, offset) in offsets.enumerated() {
+            cellReference(at: offset, in: old)._withUnsafeGuaranteedRef { oldCell in
+                cellReference(at: offset, in: new)._withUnsafeGuaranteedRef { newCell in
+                    if newCell !== oldCell && newCell.differs(fromSameProperty: oldCell) {
+                        recordContinuedChange(index, old: oldCell, new: newCell, boxesValues: boxesValues)
                     }
                 }
             }
-            return true
         }
+        return true
     }
 
     /// `adopt` for a model with child slots (or whose cells are found by key path): binds the new
@@ -110,15 +114,17 @@ extension Context {
     /// differs; a child slot is reconciled first. Caller holds the section.
     private func applyContinued(_ index: Int, old oldCell: AnyCell, new newCell: AnyCell, boxesValues: Bool) {
         if schema.isChildSlot(index) {
-            // The slot is a change when its children changed, or when it may hold more than its
-            // models (a key, an enum case): continued children alone are no change to it, their
-            // own differences being changes of their own.
+            // The slot is a change when its children changed, or when what it holds beside its
+            // models (a key, an enum case, other data) did: continued children alone are no change
+            // to it, their own differences being changes of their own.
             let before = slots[index]?.list ?? []
             reconcileSlot(index)
             let after = slots[index]?.list ?? []
             let value = newCell.anyValue
-            if !(value is any OnlyModels || value is any Model) || !before.elementsEqual(after, by: ===) {
-                recordBoxedChangeInSection(index, old: oldCell.anyValue, new: value)
+            let old = oldCell.anyValue
+            if !before.elementsEqual(after, by: ===)
+                || !holdsOnlyModels(value) && ValueDump.shape(of: old) != ValueDump.shape(of: value) {
+                recordBoxedChangeInSection(index, old: old, new: value)
             }
         } else if newCell.differs(fromSameProperty: oldCell) {
             recordContinuedChange(index, old: oldCell, new: newCell, boxesValues: boxesValues)
@@ -137,8 +143,20 @@ extension Context {
     }
 }
 
-/// A container whose value is nothing but its models, in order: a model, an optional model, an
-/// array of models. Two such values holding the same live children are the same value.
-private protocol OnlyModels {}
-extension Optional: OnlyModels where Wrapped: Model {}
-extension Array: OnlyModels where Element: Model {}
+/// Whether a child slot's value is nothing but its models, in order: a model, an optional model, a
+/// collection of models (an array, `IdentifiedArrayOf`…). Two such values holding the same live
+/// children are the same value; for others (a dictionary's keys, an enum's case, a custom
+/// container's other data) the caller compares their shapes.
+private func holdsOnlyModels(_ value: Any) -> Bool {
+    if value is any Model || value is any OptionalModel { return true }
+    guard let collection = value as? any Collection else { return false }
+    return elementsAreModels(collection)
+}
+
+private func elementsAreModels<C: Collection>(_ collection: C) -> Bool {
+    C.Element.self is any Model.Type
+}
+
+/// An optional model.
+private protocol OptionalModel {}
+extension Optional: OptionalModel where Wrapped: Model {}

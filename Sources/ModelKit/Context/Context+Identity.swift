@@ -2,38 +2,46 @@
 // slot's index of its children by id (`IDKey`, Place.swift) and for the in-order match of same-id
 // continuity (`ContainerVisitor.visit(_:)`). Models whose id is their `ModelID` have none.
 
-/// A custom model id as a dictionary key: the id in an existential.
+/// A custom model id as a dictionary key: the id in an existential, and the model type it is an id
+/// of. Ids are scoped by model type: an `Item` and an `ItemEditor` with the id 1 are two models,
+/// which may sit side by side in a slot, and one replaces the other (an enum destination switching
+/// case) rather than continuing it.
 ///
 /// Not an `AnyHashable`: creating one looks up a conformance at run time (about 650 instructions
 /// for a `UUID`), and comparing two goes through runtime casts (about 1,000). Here the id is boxed
-/// with the witness its generic context already has, and two keys compare their types, then their
-/// values with the type's own `==` (a few instructions for an `Int` or a `UUID`, so the hash is not
-/// kept to compare first). Ids of different types never match.
+/// with the witness its generic context already has, and two keys compare their model types, their
+/// id types, then their values with the type's own `==` (a few instructions for an `Int` or a
+/// `UUID`, so the hash is not kept to compare first). Ids of different types never match.
 struct IDKey: Hashable {
     let id: any Hashable
+    /// The model type whose id this is.
+    let modelType: ObjectIdentifier
 
-    init<ID: Hashable>(_ id: ID) {
+    init<M: Model>(_ id: M.ID, of type: M.Type) {
         self.id = id
+        self.modelType = ObjectIdentifier(type)
     }
 
     static func == (lhs: IDKey, rhs: IDKey) -> Bool {
-        Self.equal(lhs.id, rhs.id)
+        lhs.modelType == rhs.modelType && Self.equal(lhs.id, rhs.id)
     }
 
     func hash(into hasher: inout Hasher) {
+        hasher.combine(modelType)
         id.hash(into: &hasher)
     }
 
-    /// The id's own raw hash: for an `Int` a one-shot hash of one word, where the default would
-    /// feed the boxed id to a `Hasher` (2% of anchoring a child with an `Int` id). Equal keys have
-    /// equal ids of one type, so they hash alike.
+    /// The id's own raw hash, seeded by the model type: for an `Int` a one-shot hash of one word,
+    /// where the default would feed the boxed id to a `Hasher` (2% of anchoring a child with an
+    /// `Int` id). Equal keys have one model type and equal ids of one type, so they hash alike.
     func _rawHashValue(seed: Int) -> Int {
-        id._rawHashValue(seed: seed)
+        id._rawHashValue(seed: seed ^ Int(bitPattern: UInt(bitPattern: modelType)))
     }
 
-    /// Whether `id` is this key's id: of its type, and equal.
-    func isKey<ID: Hashable>(of id: ID) -> Bool {
-        Self.equal(id, self.id)
+    /// Whether `id`, an id of a model of type `M`, is this key's id: of its model type, its id
+    /// type, and equal.
+    func isKey<M: Model>(of id: M.ID, in type: M.Type) -> Bool {
+        modelType == ObjectIdentifier(type) && Self.equal(id, self.id)
     }
 
     /// Whether two ids are of one type and equal (each existential opened in turn).

@@ -265,7 +265,7 @@ final class ReconcileSink: VisitSink {
                 }
                 return
             }
-            let key = IDKey(model.id)
+            let key = IDKey(model.id, of: M.self)
             // A model whose id is in the index may continue a live child, or be a second model with
             // that id: the end of the visit decides.
             guard anchorsAtOnce(schema) else {

@@ -20,27 +20,34 @@ package enum ValueDump {
         render(value, depth: 0)
     }
 
-    private static func render(_ value: Any, depth: Int) -> String {
+    /// The value's shape: rendered as by ``render(_:)`` but with each model as `•`, so that two
+    /// values whose models differ only in their state (the same children, continued) have one
+    /// shape, and values whose keys, cases or other data differ do not.
+    package static func shape(of value: Any) -> String {
+        render(value, depth: 0, opaqueModels: true)
+    }
+
+    private static func render(_ value: Any, depth: Int, opaqueModels: Bool = false) -> String {
         guard depth <= maxDepth else { return "…" }
         if let text = scalar(value) { return text }
         if let model = value as? any Model {
-            return renderModel(model, depth: depth)
+            return opaqueModels ? "•" : renderModel(model, depth: depth)
         }
         let mirror = Mirror(reflecting: value)
         switch mirror.displayStyle {
         case .optional:
             guard let wrapped = mirror.children.first?.value else { return "nil" }
-            return render(wrapped, depth: depth)
+            return render(wrapped, depth: depth, opaqueModels: opaqueModels)
         case .collection, .set:
             let items = mirror.children.enumerated().map { index, child in
-                (mirror.displayStyle == .set ? nil : "[\(index)]", render(child.value, depth: depth + 1))
+                (mirror.displayStyle == .set ? nil : "[\(index)]", render(child.value, depth: depth + 1, opaqueModels: opaqueModels))
             }
             return layout(open: "[", close: "]", items: items, sortItems: mirror.displayStyle == .set)
         case .dictionary:
             let items = mirror.children.map { child -> (String?, String) in
                 let pair = Mirror(reflecting: child.value).children.map(\.value)
-                guard pair.count == 2 else { return (nil, render(child.value, depth: depth + 1)) }
-                return ("[\(render(pair[0], depth: depth + 1))]", render(pair[1], depth: depth + 1))
+                guard pair.count == 2 else { return (nil, render(child.value, depth: depth + 1, opaqueModels: opaqueModels)) }
+                return ("[\(render(pair[0], depth: depth + 1, opaqueModels: opaqueModels))]", render(pair[1], depth: depth + 1, opaqueModels: opaqueModels))
             }
             return layout(open: "[", close: "]", items: items, sortItems: true, emptyText: "[:]")
         case .enum:
@@ -48,15 +55,15 @@ package enum ValueDump {
             guard let payload = mirror.children.first else { return ".\(name)" }
             let payloadMirror = Mirror(reflecting: payload.value)
             if payloadMirror.displayStyle == .tuple {
-                let items = payloadMirror.children.map { ($0.label.flatMap(tupleLabel), render($0.value, depth: depth + 1)) }
+                let items = payloadMirror.children.map { ($0.label.flatMap(tupleLabel), render($0.value, depth: depth + 1, opaqueModels: opaqueModels)) }
                 return ".\(name)" + layout(open: "(", close: ")", items: items)
             }
-            return ".\(name)" + layout(open: "(", close: ")", items: [(nil, render(payload.value, depth: depth + 1))])
+            return ".\(name)" + layout(open: "(", close: ")", items: [(nil, render(payload.value, depth: depth + 1, opaqueModels: opaqueModels))])
         case .tuple:
-            let items = mirror.children.map { ($0.label.flatMap(tupleLabel), render($0.value, depth: depth + 1)) }
+            let items = mirror.children.map { ($0.label.flatMap(tupleLabel), render($0.value, depth: depth + 1, opaqueModels: opaqueModels)) }
             return layout(open: "(", close: ")", items: items)
         case .struct, .class:
-            let items = mirror.children.map { ($0.label, render($0.value, depth: depth + 1)) }
+            let items = mirror.children.map { ($0.label, render($0.value, depth: depth + 1, opaqueModels: opaqueModels)) }
             return typeName(type(of: value)) + layout(open: "(", close: ")", items: items)
         default:
             return String(describing: value)

@@ -222,11 +222,11 @@ final class Schema<M: Model>: AnySchema, @unchecked Sendable {
     }
 
     override func idKey(in storage: UnsafeMutableRawPointer) -> IDKey {
-        ModelStorage.withValue(at: storage, as: M.self) { IDKey($0.id) }
+        ModelStorage.withValue(at: storage, as: M.self) { IDKey($0.id, of: M.self) }
     }
 
     override func modelHasID(in storage: UnsafeMutableRawPointer, _ key: IDKey) -> Bool {
-        ModelStorage.withValue(at: storage, as: M.self) { key.isKey(of: $0.id) }
+        ModelStorage.withValue(at: storage, as: M.self) { key.isKey(of: $0.id, in: M.self) }
     }
 
     override func activate(_ context: Context, handlers: [@Sendable (Any) -> Void], unlocking: Bool) {
