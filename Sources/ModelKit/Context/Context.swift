@@ -123,13 +123,13 @@ final class Context: @unchecked Sendable {
 
     /// The children of each child slot that has some. Only parents have them, so they live in the
     /// extras (a leaf's context is a word smaller). Caller holds the lock.
-    final var slots: [Int: SlotChildren] {
-        get { extras?.slots ?? [:] }
+    final var slots: SlotTable {
+        get { extras?.slots ?? SlotTable() }
         _modify {
             if extras == nil {
-                // Nothing to keep: the caller's mutation starts from an empty dictionary, which is
-                // only stored (in new extras) if it leaves something.
-                var empty: [Int: SlotChildren] = [:]
+                // Nothing to keep: the caller's mutation starts from an empty table, which is only
+                // stored (in new extras) if it leaves something.
+                var empty = SlotTable()
                 defer { if !empty.isEmpty { ensuredExtras.slots = empty } }
                 yield &empty
             } else {

@@ -20,7 +20,7 @@ final class ContextExtras {
     /// See `Context.undoTracking`.
     @exclusivity(unchecked) var undoTracking: UndoTracking?
     /// See `Context.slots`.
-    @exclusivity(unchecked) var slots: [Int: SlotChildren] = [:]
+    @exclusivity(unchecked) var slots = SlotTable()
 
     /// One running task or registered `onCancel` handler.
     struct WorkEntry {
