@@ -53,7 +53,8 @@ extension ModelNode {
     /// - Parameters:
     ///   - cancelPrevious: When true, a new element cancels the running `body` and waits until it has
     ///     fully unwound before starting the next one.
-    /// - Returns: A ``Cancellable``; cancelling it also cancels the running body.
+    /// - Returns: A ``Cancellable``; cancelling it also cancels the running body. Once the model is
+    ///   removed or the loop cancelled, no body starts again, even for elements already buffered.
     // Inlinable, so that the loop over the sequence is specialized for its type in the caller:
     // unspecialized, every element would look up generic metadata.
     @inlinable @discardableResult
@@ -84,6 +85,8 @@ extension ModelNode {
                     try await forEachCancellingPrevious(sequence, runBody)
                 } else {
                     for try await element in sequence {
+                        // Removed or cancelled: elements still buffered run no body.
+                        if Task.isCancelled { break }
                         await runBody(element)
                     }
                 }
@@ -108,6 +111,8 @@ func forEachCancellingPrevious<S: AsyncSequence & Sendable>(
                 previous.cancel()
                 await previous.value
             }
+            // Removed or cancelled (before or while the previous body unwound): no body starts.
+            if Task.isCancelled { break }
             let next = Task(executorPreference: TestingSupport.currentTaskExecutor) { await body(element) }
             running.withLock { $0 = next }
             if Task.isCancelled { next.cancel() }

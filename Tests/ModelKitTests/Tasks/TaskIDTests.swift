@@ -1,4 +1,5 @@
 import ModelKit
+import ModelKitTesting
 import Testing
 
 /// A search field: `task(id: query)` restarts the search on each distinct query.
@@ -78,6 +79,77 @@ private struct Search: Model {
         root.child = nil
         #expect(await log.waitFor("end 0"))
         #expect(log.all == ["start 0", "end 0"])
+    }
+
+    /// A change waiting for a slow body to unwind, then the model removed: no body starts after the
+    /// removal. (Under a Tester, whose executor runs the tasks, `settle` returns once nothing is left
+    /// to run, so a body started late would have logged by then.)
+    @Test func noBodyStartsAfterTheModelIsRemovedWhileThePreviousUnwinds() async {
+        let log = Log()
+        let gate = Gate()
+        let (root, tester) = TreeModel("root", log: Log()).andTester(exhaustivity: .off)
+        let child = TreeModel("child", log: Log())
+        root.child = child
+        child.node.task(id: child.value) { value in
+            log.add("start \(value)")
+            defer { log.add("end \(value)") }
+            if value == 0 { await gate.enter() }
+            await waitForCancellation()
+        }
+        await tester.settle()
+        #expect(log.all == ["start 0"])
+        child.value = 1
+        await tester.settle()
+        root.child = nil
+        gate.open()
+        #expect(await log.waitFor("end 0"))
+        await tester.settle()
+        #expect(log.all == ["start 0", "end 0"])
+        await tester.finish()
+    }
+
+    @Test func noBodyStartsAfterTheWorkIsCancelledWhileThePreviousUnwinds() async {
+        let log = Log()
+        let gate = Gate()
+        let (model, tester) = CounterModel().andTester(exhaustivity: .off)
+        let work = model.node.task(id: model.count) { value in
+            log.add("start \(value)")
+            defer { log.add("end \(value)") }
+            if value == 0 { await gate.enter() }
+            await waitForCancellation()
+        }
+        await tester.settle()
+        model.count = 1
+        await tester.settle()
+        work.cancel()
+        gate.open()
+        #expect(await log.waitFor("end 0"))
+        await tester.settle()
+        #expect(log.all == ["start 0", "end 0"])
+        await tester.finish()
+    }
+
+    @Test func forEachRunsNoBodyForElementsStillBufferedWhenTheModelIsRemoved() async {
+        let log = Log()
+        let gate = Gate()
+        let (root, tester) = TreeModel("root", log: Log()).andTester(exhaustivity: .off)
+        let child = TreeModel("child", log: Log())
+        root.child = child
+        let (elements, input) = AsyncStream<Int>.makeStream()
+        child.node.forEach(elements) { element in
+            log.add("body \(element)")
+            if element == 0 { await gate.enter() }
+        }
+        input.yield(0)
+        #expect(await log.waitFor("body 0"))
+        input.yield(1)
+        input.yield(2)
+        root.child = nil
+        gate.open()
+        await tester.settle()
+        #expect(log.all == ["body 0"])
+        input.finish()
+        await tester.finish()
     }
 
     @Test func errorsGoToTheCatchHandler() async {
