@@ -57,8 +57,10 @@ extension ModelNode {
         memoized(MemoKey(key), isDuplicate: { $0 == $1 }, expression)
     }
 
-    /// Drops the value cached under `key`: the next `memoize(for: key)` computes it again.
-    /// Does nothing when no value is cached.
+    /// Drops the value cached under `key` and computes it again: for a value whose expression reads
+    /// something that is not tracked (a dependency, a clock) and has changed. Its observers hear of
+    /// the change if the value differs, as when a tracked input changes. Does nothing when no value
+    /// is cached.
     public func resetMemoization(for key: some Hashable & Sendable) {
         anchoredContext?.resetMemo(MemoKey(key))
     }
@@ -194,13 +196,6 @@ final class MemoEntry: PropertyObserver, @unchecked Sendable {
         }
         return nil
     }
-
-    /// Drops the cached value (the storage keeps the old one until the next computation, which
-    /// counts as a change) and the registrations. Caller holds the lock.
-    func reset() {
-        hasValue = false
-        register(on: [])
-    }
 }
 
 extension Context {
@@ -273,9 +268,15 @@ extension Context {
         return result.value
     }
 
+    /// Computes the value cached under `key` again, now: as when one of its inputs changes, its
+    /// observers hear of it if the value changed (a value dropped until the next read would leave
+    /// them waiting on inputs nobody watches any more). Nothing when no value is cached.
     final func resetMemo(_ key: MemoKey) {
-        lock.withShortLock {
-            extras?.memos.first { $0.key == key }?.reset()
+        hierarchy.withSection {
+            guard state.isLive, let entry = extras?.memos.first(where: { $0.key == key }), entry.hasValue else { return }
+            if entry.evaluate(forced: false) {
+                hierarchy.record(PendingChange(context: self, index: entry.index, old: nil, new: nil))
+            }
         }
     }
 }

@@ -26,8 +26,39 @@ private struct Inventory: Model {
     }
 }
 
+/// A memoized value of state that is not tracked (`limit`, as a dependency's value would be).
+private struct Gauge: Model {
+    var node = ModelNode<Self>()
+    let limit: Locked<Int>
+    @Tracked var level = 0
+
+    var isOver: Bool { node.memoize(for: "isOver") { level > limit.value } }
+
+    static func register(_ r: inout ModelRegistrar<Self>) { r.track(\.$level) }
+}
+
 /// `node.memoize` and `resetMemoization(for:)` (API.md section 9).
 @Suite struct MemoizeTests {
+    @Test func resetComputesAgainAndItsObserversHearOfAChangedValue() {
+        let limit = Locked(10)
+        let gauge = Gauge(limit: limit).withAnchor()
+        gauge.level = 5
+        let log = Log()
+        gauge.node.onChange(of: gauge.isOver) { old, new in log.add("\(old) → \(new)") }
+        let observed = Locked(0)
+        withObservationTracking { _ = gauge.isOver } onChange: { observed.withLock { $0 += 1 } }
+        limit.withLock { $0 = 1 }
+        gauge.node.resetMemoization(for: "isOver")
+        #expect(log.all == ["false → true"])
+        #expect(observed.value == 1)
+        // Still computed from the tracked input after the reset.
+        gauge.level = 0
+        #expect(log.all == ["false → true", "true → false"])
+        // A reset that leaves the value as it was notifies nothing.
+        gauge.node.resetMemoization(for: "isOver")
+        #expect(log.all.count == 2)
+    }
+
     @Test func computedOnceThenCached() {
         let inventory = Inventory().withAnchor()
         inventory.counts = [1, 2]
