@@ -136,7 +136,10 @@ extension Context {
                     reportDuplicate(key, slot: index)
                     continue
                 }
+                let moved = child.places.isEmpty
                 child.places.append(Place(parent: self, slot: index))
+                // Removed from its place earlier in this section (a move): it inherits from here.
+                if moved { child.firstPlaceDidChange() }
                 child.keep(in: stamp)
                 pending.append((position, .ready(child)))
                 if let key { existing.byID[key] = child }
@@ -265,6 +268,8 @@ extension Context {
     final func removePlace(parent: Context, slot: Int) {
         if let position = places.firstIndex(where: { $0.parent === parent && $0.slot == slot }) {
             places.remove(at: position)
+            // A shared model that lost its first place inherits from its next one now.
+            if position == 0 && !places.isEmpty && places[0].parent !== parent { firstPlaceDidChange() }
         }
         if places.isEmpty && !isRoot {
             hierarchy.orphans.append(self)

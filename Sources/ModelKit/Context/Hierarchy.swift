@@ -46,6 +46,9 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
     /// A thread is performing ready delivery batches.
     var isDraining: Bool { get { flags[.isDraining] } set { flags[.isDraining] = newValue } }
     var hasHooks: Bool { get { flags[.hasHooks] } set { flags[.hasHooks] = newValue } }
+    /// Whether a model of the hierarchy has read or set an environment value: until then, a model
+    /// moving to another parent has no inherited value to check. Never cleared.
+    var readsEnvironment: Bool { get { flags[.readsEnvironment] } set { flags[.readsEnvironment] = newValue } }
     /// Every change must be recorded: a hook or a `modifications` stream listens.
     var recordsEveryChange: Bool {
         get { flags[.recordsEveryChange] }
@@ -333,6 +336,7 @@ struct HierarchyFlags: OptionSet {
     static let recordsEveryChange = HierarchyFlags(rawValue: 1 << 2)
     static let hooksToNotify = HierarchyFlags(rawValue: 1 << 3)
     static let isTornDown = HierarchyFlags(rawValue: 1 << 4)
+    static let readsEnvironment = HierarchyFlags(rawValue: 1 << 5)
 
     /// Whether `flag` is set.
     subscript(flag: HierarchyFlags) -> Bool {

@@ -168,6 +168,11 @@ class EnvironmentCache: KeyedEntry {
     /// Where the cached value was set (nil: the default or this model), for a Tester's assertion.
     @exclusivity(unchecked) var source: Context?
     @exclusivity(unchecked) var sourceIndex = 0
+
+    /// Whether the value `context` (this entry's context) inherits differs from the value it last
+    /// read, now that its first place changed; if so, the new value is the one cached. Caller holds
+    /// the lock.
+    func inheritsAnotherValue(in context: Context) -> Bool { false }
 }
 
 /// A cached environment read in progress.
@@ -185,8 +190,29 @@ final class EnvironmentEntry<Value: Sendable>: EnvironmentCache {
     @exclusivity(unchecked) var own: Value?
     /// The value this model reads, valid while `cachedStamp` is the hierarchy's `structureVersion`.
     @usableFromInline @exclusivity(unchecked) var cached: Value?
+    /// The key's identity and default value, to resolve the value again without the key's type.
+    let keyID: ObjectIdentifier
+    let defaultValue: Value
+
+    init(index: Int, name: String, keyID: ObjectIdentifier, defaultValue: Value) {
+        self.keyID = keyID
+        self.defaultValue = defaultValue
+        super.init(index: index, kind: .environment, name: name)
+    }
 
     override var setsOwnValue: Bool { own != nil }
+
+    override func inheritsAnotherValue(in context: Context) -> Bool {
+        guard own == nil, let cached else { return false }
+        let (value, source, index) = context.resolveEnvironment(keyID, default: defaultValue)
+        if valuesAreEqual(cached, value) == true { return false }
+        self.cached = value
+        self.source = source
+        sourceIndex = index
+        // Resolved again on the next read, at whatever shape the tree then has.
+        cachedStamp = .max
+        return true
+    }
 }
 
 extension Context {
@@ -196,7 +222,10 @@ extension Context {
             return unsafeDowncast(entry, to: EnvironmentEntry<Key.Value>.self)
         }
         let name = "environment." + keyDisplayName(key, suffixes: environmentSuffixes)
-        let entry = addEntry(.environment) { EnvironmentEntry<Key.Value>(index: $0, kind: .environment, name: name) }
+        let entry = addEntry(.environment) {
+            EnvironmentEntry<Key.Value>(index: $0, name: name, keyID: ObjectIdentifier(key), defaultValue: Key.defaultValue)
+        }
+        hierarchy.readsEnvironment = true
         ensuredValues.environment[ObjectIdentifier(key)] = entry
         ensuredValues.environmentCaches.append((ObjectIdentifier(key), entry))
         return entry
@@ -243,19 +272,44 @@ extension Context {
     /// The value of `key` here: set here or by the nearest ancestor (first places), else the default.
     /// Caller holds the lock.
     final func resolveEnvironment<Key: ModelEnvironmentKey>(_ key: Key.Type) -> (Key.Value, Context?, Int) {
-        let id = ObjectIdentifier(key)
+        resolveEnvironment(ObjectIdentifier(key), default: Key.defaultValue)
+    }
+
+    /// ``resolveEnvironment(_:)`` for the key `id`, whose values are `Value`s. Caller holds the lock.
+    final func resolveEnvironment<Value: Sendable>(_ id: ObjectIdentifier, default defaultValue: Value) -> (Value, Context?, Int) {
         var context = self
         var steps = 0
         while true {
             if let entry = context.extras?.values?.environment[id],
-               let own = unsafeDowncast(entry, to: EnvironmentEntry<Key.Value>.self).own {
+               let own = unsafeDowncast(entry, to: EnvironmentEntry<Value>.self).own {
                 return (own, context, entry.index)
             }
             guard let parent = context.places.first?.parent, steps < 10_000 else { break }
             context = parent
             steps += 1
         }
-        return (Key.defaultValue, nil, 0)
+        return (defaultValue, nil, 0)
+    }
+
+    /// This model's first place (the parent it inherits environment values from) changed: it moved,
+    /// or a shared model lost its first place. Queues a derived change for each environment value
+    /// that it or a descendant inheriting through it read and now resolves differently. Caller holds
+    /// the lock for a section.
+    final func firstPlaceDidChange() {
+        guard hierarchy.readsEnvironment else { return }
+        var visited = VisitedSet()
+        var stack = [self]
+        _ = visited.insert(self)
+        while let context = stack.popLast() {
+            if let caches = context.extras?.values?.environmentCaches {
+                for (_, entry) in caches where entry.inheritsAnotherValue(in: context) {
+                    hierarchy.record(PendingChange(context: context, index: entry.index, old: nil, new: nil))
+                }
+            }
+            for child in context.children where child.places.first?.parent === context && visited.insert(child) {
+                stack.append(child)
+            }
+        }
     }
 
     /// Reads `key` for this model: cached per model until the environment or the tree changes.

@@ -4,6 +4,60 @@ import Testing
 
 /// `node.environment`, `removeEnvironment` (API.md section 10).
 @Suite struct EnvironmentTests {
+    @Test func aModelMovedUnderAnotherValueNotifiesItsReaders() {
+        let root = Panel("root", children: [Panel("a"), Panel("b")]).withAnchor()
+        root.children[1].theme = "dark"
+        let moving = Panel("moving", children: [Panel("inner")])
+        root.children[0].children = [moving]
+        let inner = moving.children[0]
+        #expect(moving.theme == "light" && inner.theme == "light")
+        let log = Log()
+        moving.node.onChange(of: moving.theme) { old, new in log.add("moving \(old) → \(new)") }
+        inner.node.onChange(of: inner.theme) { old, new in log.add("inner \(old) → \(new)") }
+        let observed = Locked(0)
+        withObservationTracking { _ = moving.theme } onChange: { observed.withLock { $0 += 1 } }
+        root.node.transaction {
+            root.children[0].children = []
+            root.children[1].children = [moving]
+        }
+        #expect(moving.theme == "dark")
+        #expect(log.all.sorted() == ["inner light → dark", "moving light → dark"])
+        #expect(observed.value == 1)
+        // Moved back the other way (added first, then removed): notified again.
+        root.node.transaction {
+            root.children[0].children = [moving]
+            root.children[1].children = []
+        }
+        #expect(log.all.count == 4)
+        #expect(moving.theme == "light")
+    }
+
+    @Test func aModelMovedUnderTheSameValueNotifiesNothing() {
+        let root = Panel("root", children: [Panel("a"), Panel("b")]).withAnchor()
+        let moving = Panel("moving")
+        root.children[0].children = [moving]
+        #expect(moving.theme == "light")
+        let observed = Locked(0)
+        withObservationTracking { _ = moving.theme } onChange: { observed.withLock { $0 += 1 } }
+        root.node.transaction {
+            root.children[0].children = []
+            root.children[1].children = [moving]
+        }
+        #expect(observed.value == 0)
+    }
+
+    @Test func aSharedModelLosingItsFirstPlaceInheritsFromTheNextAndNotifies() {
+        let shared = Panel("shared")
+        let root = Panel("root", children: [Panel("a", children: [shared]), Panel("b", children: [shared])]).withAnchor()
+        root.children[1].theme = "dark"
+        #expect(shared.theme == "light")
+        let log = Log()
+        shared.node.onChange(of: shared.theme) { old, new in log.add("\(old) → \(new)") }
+        root.children[0].children = []
+        #expect(shared.theme == "dark")
+        #expect(log.all == ["light → dark"])
+    }
+
     @Test func aKeyNeverSetReadsItsDefault() {
         let root = Panel("root", children: [Panel("a")]).withAnchor()
         #expect(root.theme == "light")
