@@ -47,6 +47,18 @@ private struct Screen: Model {
         await tester.finish()
     }
 
+    @Test func aFailedAssertionShowsTheEnvironmentValueItRead() async {
+        let (screen, tester) = Screen.with(rows: [Screen()]).andTester(exhaustivity: .off)
+        tester.timeout = .milliseconds(50)
+        screen.paint("red")
+        await withKnownIssue {
+            await tester.assert(screen.rows[0].accent == "green")
+        } matching: { issue in
+            "\(issue)".contains("read: Screen.rows[0].environment.accent = \"red\"")
+        }
+        await tester.finish()
+    }
+
     @Test func anUnassertedEnvironmentValueFails() async {
         let (screen, tester) = Screen().andTester()
         screen.paint("red")

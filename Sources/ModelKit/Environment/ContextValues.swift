@@ -83,6 +83,10 @@ class KeyedEntry {
 
     /// Whether this is an environment entry holding a value set by its model. Caller holds the lock.
     var setsOwnValue: Bool { false }
+
+    /// The value last read here (the resolved environment value, the folded preference), for a
+    /// failed assertion's list of what it read; nil if none is cached. Caller holds the lock.
+    var lastReadValue: Any? { nil }
 }
 
 extension Context {
@@ -97,8 +101,23 @@ extension Context {
 
     /// The name of property `index`, virtual ones included (`environment.theme`). Caller holds the
     /// lock.
+    /// The current value of property `index`, virtual ones included (the cached value of a
+    /// memoized, environment or preference property), for a failed assertion's list of what it
+    /// read; nil if it has none. Caller holds the lock.
+    final func propertyValue(_ index: Int) -> Any? {
+        if let cell = cell(index) { return cell.anyValue }
+        if let memo = memoEntry(at: index) { return memo.hasValue ? memo.cachedValue : nil }
+        guard let kind = KeyedKind.of(index) else { return nil }
+        let position = index - kind.base
+        let ordered = kind == .environment ? extras?.values?.orderedEnvironment : extras?.values?.orderedPreferences
+        guard let ordered, ordered.indices.contains(position) else { return nil }
+        return ordered[position].lastReadValue
+    }
+
     final func propertyName(_ index: Int) -> String {
-        guard let kind = KeyedKind.of(index) else { return schema.name(index) }
+        guard let kind = KeyedKind.of(index) else {
+            return memoEntry(at: index)?.name ?? schema.name(index)
+        }
         let position = index - kind.base
         let ordered = kind == .environment ? extras?.values?.orderedEnvironment : extras?.values?.orderedPreferences
         guard let ordered, ordered.indices.contains(position) else { return "#\(index)" }

@@ -202,6 +202,8 @@ final class EnvironmentEntry<Value: Sendable>: EnvironmentCache {
 
     override var setsOwnValue: Bool { own != nil }
 
+    override var lastReadValue: Any? { (own ?? cached).map { $0 as Any } }
+
     override func inheritsAnotherValue(in context: Context) -> Bool {
         guard own == nil, let cached else { return false }
         let (value, source, index) = context.resolveEnvironment(keyID, default: defaultValue)

@@ -184,6 +184,8 @@ final class PreferenceEntry<Key: ModelPreferenceKey>: PreferenceFold {
     @usableFromInline @exclusivity(unchecked) var piece: Key.Value?
     /// `defaultValue` reduced with `piece`: what a read returns.
     @usableFromInline @exclusivity(unchecked) var folded: Key.Value?
+
+    override var lastReadValue: Any? { isValid ? folded.map { $0 as Any } : nil }
     /// The combination of each block of children (nil: none of them contributes).
     @usableFromInline @exclusivity(unchecked) var blockPieces: [Key.Value?] = []
 

@@ -98,7 +98,7 @@ package enum ModelAccessRecorder {
         /// `CounterModel.count = 1` (path-qualified, with the current value), for failure messages.
         package var currentDescription: String {
             let (path, value): (String, Any?) = context.lock.withShortLock {
-                ("\(context.path()).\(context.propertyName(index))", context.cell(index)?.anyValue)
+                ("\(context.path()).\(context.propertyName(index))", context.propertyValue(index))
             }
             // Rendered after the lock: the value may hold models of another hierarchy.
             guard let value else { return path }

@@ -22,7 +22,7 @@ extension ModelNode {
         fileID: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         _ expression: @escaping @Sendable () -> Value
     ) -> Value {
-        memoized(MemoKey(fileID: fileID, line: line, column: column), isDuplicate: nil, expression)
+        memoized(MemoKey(fileID: fileID, line: line, column: column), fileID: fileID, isDuplicate: nil, expression)
     }
 
     /// A memoized `Equatable` value: its observers hear of a change only when it changes.
@@ -31,7 +31,7 @@ extension ModelNode {
         fileID: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
         _ expression: @escaping @Sendable () -> Value
     ) -> Value {
-        memoized(MemoKey(fileID: fileID, line: line, column: column), isDuplicate: { $0 == $1 }, expression)
+        memoized(MemoKey(fileID: fileID, line: line, column: column), fileID: fileID, isDuplicate: { $0 == $1 }, expression)
     }
 
     /// A value derived from model state, cached under `key` (see ``memoize(fileID:line:column:_:)-(()->Value)``).
@@ -46,7 +46,7 @@ extension ModelNode {
     public func memoize<Value: Sendable>(
         for key: some Hashable & Sendable, _ expression: @escaping @Sendable () -> Value
     ) -> Value {
-        memoized(MemoKey(key), isDuplicate: nil, expression)
+        memoized(MemoKey(key), fileID: nil, isDuplicate: nil, expression)
     }
 
     /// A memoized `Equatable` value cached under `key`.
@@ -54,7 +54,7 @@ extension ModelNode {
     public func memoize<Value: Sendable & Equatable>(
         for key: some Hashable & Sendable, _ expression: @escaping @Sendable () -> Value
     ) -> Value {
-        memoized(MemoKey(key), isDuplicate: { $0 == $1 }, expression)
+        memoized(MemoKey(key), fileID: nil, isDuplicate: { $0 == $1 }, expression)
     }
 
     /// Drops the value cached under `key` and computes it again: for a value whose expression reads
@@ -69,7 +69,8 @@ extension ModelNode {
     // the caller; the lookup and the bookkeeping are non-generic calls into ModelKit.
     @inlinable
     func memoized<Value: Sendable>(
-        _ key: MemoKey, isDuplicate: (@Sendable (Value, Value) -> Bool)?, _ expression: @escaping @Sendable () -> Value
+        _ key: MemoKey, fileID: StaticString?, isDuplicate: (@Sendable (Value, Value) -> Bool)?,
+        _ expression: @escaping @Sendable () -> Value
     ) -> Value {
         guard let context = anchoredContext else { return expression() }
         let valueType = ObjectIdentifier(Value.self)
@@ -87,7 +88,7 @@ extension ModelNode {
             guard let old, let isDuplicate, !forced else { return true }
             return !isDuplicate(old, new)
         }
-        return context.computeMemo(key, valueType: valueType, storage: storage, compute: compute) {
+        return context.computeMemo(key, fileID: fileID, valueType: valueType, storage: storage, compute: compute) {
             unsafeDowncast($0, to: MemoValue<Value>.self).value
         } ?? expression()
     }
@@ -95,12 +96,20 @@ extension ModelNode {
 
 /// The cached value of one memoized expression.
 @usableFromInline
-final class MemoValue<Value>: @unchecked Sendable {
+final class MemoValue<Value>: AnyMemoValue, @unchecked Sendable {
     // Safety: guarded by the hierarchy lock of the model whose memo it is.
     @usableFromInline @exclusivity(unchecked) var value: Value?
 
     @usableFromInline
     init() {}
+
+    var anyValue: Any? { value.map { $0 as Any } }
+}
+
+/// A `MemoValue` of any type.
+protocol AnyMemoValue: AnyObject {
+    /// The value, boxed. Caller holds the lock.
+    var anyValue: Any? { get }
 }
 
 /// What a memoized value is cached under: its call site, or the caller's key.
@@ -141,6 +150,14 @@ struct MemoKey: Hashable, Sendable {
         site = nil
         custom = SendableHashable(key)
     }
+
+    /// How a failed assertion names the memoized value: `memoize(for: "total")`, or by its call
+    /// site, `memoize(Module/File.swift:12)`.
+    func displayName(fileID: StaticString?) -> String {
+        if let custom { return "memoize(for: \(ValueDump.render(custom.base.base)))" }
+        let file = fileID.map { "\($0)" } ?? "line"
+        return "memoize(\(file):\(site?.line ?? 0))"
+    }
 }
 
 /// One memoized value of one model: an observer of the properties its expression read, which
@@ -164,12 +181,15 @@ final class MemoEntry: PropertyObserver, @unchecked Sendable {
     // Safety: guarded by the hierarchy lock.
     private let recorder = AccessRecorder(isObserverEvaluation: true)
     @exclusivity(unchecked) private(set) var hasValue = false
+    /// How failures and printed changes name the value (see `MemoKey.displayName(fileID:)`).
+    let name: String
 
     init(
-        key: MemoKey, index: Int, context: Context, valueType: ObjectIdentifier, storage: AnyObject,
+        key: MemoKey, name: String, index: Int, context: Context, valueType: ObjectIdentifier, storage: AnyObject,
         compute: @escaping (Bool) -> Bool
     ) {
         self.key = key
+        self.name = name
         self.index = index
         self.context = context
         self.valueType = valueType
@@ -187,6 +207,12 @@ final class MemoEntry: PropertyObserver, @unchecked Sendable {
         hasValue = true
         return changed
     }
+
+    /// The properties the last computation read. Caller holds the lock.
+    var inputs: [AccessRecording.Read] { recorder.reads }
+
+    /// The value cached, boxed. Caller holds the lock.
+    var cachedValue: Any? { (storage as? any AnyMemoValue)?.anyValue }
 
     override func reevaluate(forced: Bool) -> AnyObject? {
         guard !isCancelled, hasValue else { return nil }
@@ -227,20 +253,51 @@ extension Context {
     @usableFromInline
     final func unlockCachedMemo(_ entry: MemoEntry, locked: Bool) {
         let index = entry.index
+        let inputs = AccessRecording.isRecordingForAssertion ? memoInputs(entry) : []
         if locked { lock.unlock() }
         didRead(index)
+        recordForAssertion(inputs)
+    }
+
+    /// What a memoized value was computed from, through memoized values it read: a Tester's
+    /// assertion that reads the value asserts them, as it would reading the expression's inputs
+    /// directly. Caller holds the lock.
+    final func memoInputs(_ entry: MemoEntry) -> [AccessRecording.Read] {
+        var inputs: [AccessRecording.Read] = []
+        var pending = entry.inputs
+        var visited: Set<ObjectIdentifier> = [ObjectIdentifier(entry)]
+        while let read = pending.popLast() {
+            inputs.append(read)
+            if let inner = read.context.memoEntry(at: read.index), visited.insert(ObjectIdentifier(inner)).inserted {
+                pending.append(contentsOf: inner.inputs)
+            }
+        }
+        return inputs
+    }
+
+    /// The memo entry whose virtual property is `index`, if it is one. Caller holds the lock.
+    final func memoEntry(at index: Int) -> MemoEntry? {
+        let position = index - schema.count
+        guard position >= 0, let memos = extras?.memos, position < memos.count else { return nil }
+        return memos[position]
+    }
+
+    /// Adds `reads` to the recording of the Tester's assertion running on this thread.
+    private final func recordForAssertion(_ reads: [AccessRecording.Read]) {
+        for read in reads { _ = AccessRecording.record(read.context, read.index) }
     }
 
     /// Computes a memoized value not cached yet (creating its entry), and reads it with `read`;
     /// nil when it cannot be cached: the caller then evaluates the expression itself.
     @usableFromInline
     final func computeMemo<Value>(
-        _ key: MemoKey, valueType: ObjectIdentifier, storage: AnyObject, compute: @escaping (Bool) -> Bool,
-        read: (AnyObject) -> Value?
+        _ key: MemoKey, fileID: StaticString?, valueType: ObjectIdentifier, storage: AnyObject,
+        compute: @escaping (Bool) -> Bool, read: (AnyObject) -> Value?
     ) -> Value? {
         // Inside a section that changed something, the cache may be behind its inputs.
         if lock.isHeldByCurrentThread, !hierarchy.pendingChanges.isEmpty { return nil }
-        let result: (value: Value?, index: Int)? = hierarchy.withSection {
+        let recordsInputs = AccessRecording.isRecordingForAssertion
+        let result: (value: Value?, index: Int, inputs: [AccessRecording.Read])? = hierarchy.withSection {
             guard state.isLive else { return nil }
             if let entry = extras?.memos.first(where: { $0.key == key }) {
                 guard entry.valueType == valueType else {
@@ -251,20 +308,21 @@ extension Context {
                     return nil
                 }
                 if !entry.hasValue { entry.evaluate(forced: false) }
-                return (read(entry.storage), entry.index)
+                return (read(entry.storage), entry.index, recordsInputs ? memoInputs(entry) : [])
             }
             let entry = MemoEntry(
-                key: key, index: schema.count + (extras?.memos.count ?? 0), context: self,
-                valueType: valueType, storage: storage, compute: compute
+                key: key, name: key.displayName(fileID: fileID), index: schema.count + (extras?.memos.count ?? 0),
+                context: self, valueType: valueType, storage: storage, compute: compute
             )
             ensuredExtras.memos.append(entry)
             ensuredExtras.ownedObservers.append(entry)
             entry.owner = self
             entry.evaluate(forced: false)
-            return (read(storage), entry.index)
+            return (read(storage), entry.index, recordsInputs ? memoInputs(entry) : [])
         }
         guard let result else { return nil }
         didRead(result.index)
+        recordForAssertion(result.inputs)
         return result.value
     }
 
