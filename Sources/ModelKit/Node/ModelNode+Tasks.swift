@@ -1,3 +1,5 @@
+import Synchronization
+
 extension ModelNode {
     /// Starts a task tied to the model's life: it is cancelled when the model is removed.
     ///
@@ -84,10 +86,17 @@ extension ModelNode {
                 if cancelPrevious {
                     try await forEachCancellingPrevious(sequence, runBody)
                 } else {
-                    for try await element in sequence {
-                        // Removed or cancelled: elements still buffered run no body.
-                        if Task.isCancelled { break }
-                        await runBody(element)
+                    // Removed or cancelled: elements still buffered run no body. A flag set by the
+                    // cancellation handler is one load per element (`Task.isCancelled` is two
+                    // calls into the runtime).
+                    let cancelled = CancellationFlag()
+                    try await withTaskCancellationHandler {
+                        for try await element in sequence {
+                            if cancelled.isSet { break }
+                            await runBody(element)
+                        }
+                    } onCancel: {
+                        cancelled.set()
                     }
                 }
             } catch is CancellationError {
@@ -181,4 +190,19 @@ extension Context {
 /// "No weak references to contexts" in Internals.md.)
 enum CurrentWork {
     @TaskLocal static var owner: Context?
+}
+
+/// Whether a task was cancelled, set by its cancellation handler: a loop checks it with one load.
+@usableFromInline
+final class CancellationFlag: Sendable {
+    private let flag = Atomic<Bool>(false)
+
+    @usableFromInline
+    init() {}
+
+    @usableFromInline
+    var isSet: Bool { flag.load(ordering: .acquiring) }
+
+    @usableFromInline
+    func set() { flag.store(true, ordering: .releasing) }
 }
