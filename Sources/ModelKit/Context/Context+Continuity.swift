@@ -40,6 +40,7 @@ extension Context {
     /// property whose value differs as a change. False, changing nothing, when the new instance is
     /// claimed already. Caller holds the section.
     private func continueCells(of old: UnsafeRawPointer, with new: UnsafeRawPointer, newBox: NodeBox, offsets: [Int]) -> Bool {
+        var modifiers = NodeBox.Modifiers()
         let claimed = unboundLock.withShortLock { () -> Bool in
             if newBox.context != nil { return false }
             // The cells are read unretained: the new instance is held by the value being visited,
@@ -47,7 +48,7 @@ extension Context {
             for offset in offsets where cellReference(at: offset, in: new)._withUnsafeGuaranteedRef({ $0.isClaimed }) {
                 return false
             }
-            _ = newBox.takeModifiers()
+            modifiers = newBox.takeModifiers()
             newBox.bind(self)
             forwardedCells.withLock { table in
                 for offset in offsets {
@@ -61,6 +62,7 @@ extension Context {
             return true
         }
         guard claimed else { return false }
+        if !modifiers.isEmpty { reportIgnoredModifiers() }
         // The comparisons call the values' `==`, which is user code and may read models (of this
         // hierarchy, or not anchored), so they run after `unboundLock` and the table's lock are
         // released, under the section alone: the new cells are bound to this context, which the
@@ -87,9 +89,10 @@ extension Context {
         let newCells = typedSchema.cells(of: newModel)
         let oldCells = currentCells()
         let newBox = newModel.node.box
+        var modifiers = NodeBox.Modifiers()
         let adopted = unboundLock.withShortLock { () -> Bool in
             if newBox.context != nil || newCells.contains(where: { $0.isClaimed }) { return false }
-            _ = newBox.takeModifiers()
+            modifiers = newBox.takeModifiers()
             newBox.bind(self)
             for (index, cell) in newCells.enumerated() where cell !== oldCells[index] {
                 cell.bind(to: self, index: index)
@@ -97,6 +100,7 @@ extension Context {
             return true
         }
         guard adopted else { return }
+        if !modifiers.isEmpty { reportIgnoredModifiers() }
         withModel(as: M.self) { $0 = newModel }
         flags.insert(.continued)
         let boxesValues = hierarchy.hasHooks || flags.contains(.tracksUndo)
@@ -108,6 +112,18 @@ extension Context {
                 oldCells[index].forward(to: newCells[index])
             }
         }
+    }
+
+    /// Reports that the new instance continuing this model had modifiers, which a live model cannot
+    /// take. Caller holds the section.
+    private func reportIgnoredModifiers() {
+        hierarchy.deferIssue(ModelIssue(
+            "A new \(typeName) with the id of a live \(typeName) continued it (same-id continuity); what was set on the new instance with `withDependencies`, `withActivation` or `_withPrintChanges` was ignored.",
+            fixes: [
+                "Set dependencies and activations on the instance first anchored, or on the parent.",
+                "To start the model afresh with them, give the new instance another id, or remove the live one in an earlier write.",
+            ]
+        ))
     }
 
     /// Records property `index` of a continued model as a change if the new instance's value

@@ -96,5 +96,7 @@ final class NodeBox: @unchecked Sendable {
         var dependencies: [@Sendable (inout DependencyValues) -> Void] = []
         var activations: [@Sendable (Any) -> Void] = []
         var printers: [@Sendable (String) -> Void] = []
+
+        var isEmpty: Bool { dependencies.isEmpty && activations.isEmpty && printers.isEmpty }
     }
 }

@@ -228,6 +228,31 @@ private struct Library: Model {
 
 extension ReportedIssueTests {
     @Suite struct ContinuityDuplicateTests {
+        @Test func modifiersOfANewInstanceThatContinuesAChildAreReported() async {
+            await IssueCapture.run(matching: "A new Article with the id of a live Article") { capture in
+                let screen = Screen().withAnchor()
+                let live = Article(id: 1, title: "live")
+                screen.articles = [live]
+                let activations = Locked(0)
+                screen.articles = [Article(id: 1, title: "refreshed").withActivation { _ in activations.withLock { $0 += 1 } }]
+                #expect(live.title == "refreshed", "continued all the same")
+                #expect(activations.value == 0)
+                #expect(capture.messages.count == 1)
+                screen.articles = [Article(id: 1, title: "again")]
+                #expect(capture.messages.count == 1, "no modifiers, no report")
+            }
+        }
+
+        @Test func modifiersOfANewInstanceThatContinuesAChildWithChildSlotsAreReported() async {
+            await IssueCapture.run(matching: "A new Shelf with the id of a live Shelf") { capture in
+                let library = Library().withAnchor()
+                library.shelves = [Shelf(id: 1, name: "live", byKey: [:])]
+                library.shelves = [Shelf(id: 1, name: "refreshed", byKey: [:]).withActivation { _ in }]
+                #expect(library.shelves[0].name == "refreshed")
+                #expect(capture.messages.count == 1)
+            }
+        }
+
         @Test func aLiveModelBesideAStayingChildWithItsIDIsStillADuplicate() async {
             await IssueCapture.run(matching: "Screen.articles holds two different models with the id 1") { capture in
                 let screen = Screen().withAnchor()
