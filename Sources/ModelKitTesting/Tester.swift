@@ -128,7 +128,9 @@ public final class Tester: Sendable {
     }
 
     private func cancelActivationWork() {
+        state.log.withLock { $0.isCancellingActivationWork = true }
         hierarchy.cancel(hierarchy.runningWork().filter(\.fromActivation))
+        state.log.withLock { $0.isCancellingActivationWork = false }
     }
 
     private func runningTasks() -> [RunningWork] {

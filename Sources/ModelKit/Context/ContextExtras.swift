@@ -37,13 +37,21 @@ final class ContextExtras {
         var tasks: [Task<Void, Never>] = []
         var onCancel: [@Sendable () -> Void] = []
         var finishers: [@Sendable () -> Void] = []
+        /// The context torn down, whose `onCancel` handlers run as its work (see `perform()`).
+        var owner: Context?
 
         /// Whether there is nothing to do.
         var isEmpty: Bool { tasks.isEmpty && onCancel.isEmpty && finishers.isEmpty }
 
         func perform() {
             for task in tasks { task.cancel() }
-            for handler in onCancel { handler() }
+            if !onCancel.isEmpty {
+                // As the model's own work, like a cancelled task's `defer`: a handler writing back
+                // to its destructed model (`connected = false`) is ignored quietly, not reported.
+                CurrentWork.$owner.withValue(owner) {
+                    for handler in onCancel { handler() }
+                }
+            }
             for finish in finishers { finish() }
         }
     }
@@ -51,6 +59,7 @@ final class ContextExtras {
     /// Empties everything for teardown of `context`, which owns these extras. Caller holds the lock.
     func takeWorkForTeardown(of context: Context) -> TeardownWork {
         var result = TeardownWork()
+        result.owner = context
         for id in work.keys.sorted() {
             let entry = work[id]!
             if let task = entry.task { result.tasks.append(task) }

@@ -78,7 +78,9 @@ extension Context {
     private final func perform(cancelling entries: [ContextExtras.WorkEntry]) {
         for entry in entries {
             entry.task?.cancel()
-            entry.onCancel?()
+            if let handler = entry.onCancel {
+                CurrentWork.$owner.withValue(self) { handler() }
+            }
         }
         if !entries.isEmpty { hierarchy.testing?.workDidFinish() }
     }

@@ -21,6 +21,16 @@ final class TesterState: HierarchyHook, Sendable {
         var printSkipped: @Sendable (String) -> Void = { print($0) }
         var deferredFailures: [(message: String, location: SourceLocation)] = []
         var isFinished = false
+        /// Whether `finish` is cancelling the work started in `onActivate` (see `record(_:)`).
+        var isCancellingActivationWork = false
+
+        /// Whether a change or event is the end of the test's own doing, not the test's: made while
+        /// the tester cancels the work started in `onActivate` (an `onCancel` handler resetting a
+        /// flag), or by a task cancelled as the test ends (a `defer` in it). No assertion could
+        /// follow it, so it is not recorded.
+        func isMadeByTheEnd(byCancelledTask: Bool) -> Bool {
+            isFinished && (isCancellingActivationWork || byCancelledTask)
+        }
     }
 
     let log: Protected<Log>
@@ -53,13 +63,25 @@ final class TesterState: HierarchyHook, Sendable {
     // MARK: HierarchyHook
 
     func record(_ change: ChangeRecord) {
+        let byCancelledTask = Self.isInCancelledTask
         let sequence = Sequencer.next()
-        log.withLock { $0.changes.append(Entry(sequence: sequence, record: change)) }
+        log.withLock { log in
+            if log.isMadeByTheEnd(byCancelledTask: byCancelledTask) { return }
+            log.changes.append(Entry(sequence: sequence, record: change))
+        }
     }
 
     func record(_ event: EventRecord) {
+        let byCancelledTask = Self.isInCancelledTask
         let sequence = Sequencer.next()
-        log.withLock { $0.events.append(Entry(sequence: sequence, record: event)) }
+        log.withLock { log in
+            if log.isMadeByTheEnd(byCancelledTask: byCancelledTask) { return }
+            log.events.append(Entry(sequence: sequence, record: event))
+        }
+    }
+
+    private static var isInCancelledTask: Bool {
+        withUnsafeCurrentTask { $0?.isCancelled ?? false }
     }
 
     func didCommit() {
