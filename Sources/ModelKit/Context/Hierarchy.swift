@@ -162,6 +162,8 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
                 var changes = spareChanges
                 swap(&changes, &pendingChanges)
                 let isSingle = changes.count == 1
+                // Which writes undo or redo made, read in order before they are coalesced.
+                if let undo, !undo.restoreRanges.isEmpty { undo.sortRestores(changes) }
                 if !isSingle { PendingChange.coalesce(&changes, stamp: nextStamp()) }
                 work.notifications.append(contentsOf: changes)
                 commit(changes, isSingle: isSingle, into: &work)

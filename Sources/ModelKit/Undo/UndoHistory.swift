@@ -109,6 +109,12 @@ final class UndoHistory: @unchecked Sendable {
     private func move(restoringOld: Bool, in hierarchy: Hierarchy, action: UndoAction) {
         hierarchy.withSection {
             guard self.hierarchy === hierarchy, let undo = hierarchy.undo else { return }
+            // What this restore writes is not recorded (see `HierarchyUndo.restoreRanges`).
+            let start = hierarchy.pendingChanges.count
+            defer {
+                let end = hierarchy.pendingChanges.count
+                if end > start { undo.restoreRanges.append(start..<end) }
+            }
             var dropped: [UndoEntry] = []
             while let entry = restoringOld ? undoEntries.popLast() : redoEntries.popLast() {
                 if apply(entry, restoringOld: restoringOld, undo: undo, action: action) {
@@ -121,8 +127,6 @@ final class UndoHistory: @unchecked Sendable {
                 }
                 dropped.append(entry)
             }
-            // A restore that changed nothing leaves no commit to clear the flag.
-            if hierarchy.pendingChanges.isEmpty { undo.isRestoring = false }
             release(dropped, in: hierarchy)
             updateFlags()
         }
@@ -138,7 +142,6 @@ final class UndoHistory: @unchecked Sendable {
                 continue
             }
             var value = restoringOld ? change.old : change.new
-            undo.isRestoring = true
             applied = true
             guard target.schema.isChildSlot(change.index) else {
                 cell.undoable.restore(value)

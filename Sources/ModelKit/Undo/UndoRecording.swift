@@ -38,9 +38,45 @@ final class HierarchyUndo {
     unowned(unsafe) let hierarchy: Hierarchy
     /// The histories models of this hierarchy record into, emptied at teardown.
     @exclusivity(unchecked) var histories: [UndoHistory] = []
-    /// Undo or redo wrote in the current section: its commit records nothing (the restored values,
-    /// and what they caused, such as a continued child taking a restored instance's values).
-    @exclusivity(unchecked) var isRestoring = false
+    /// Where undo or redo wrote in the current section: ranges of positions in the hierarchy's
+    /// pending changes. What a restore wrote (the restored values, and what they caused, such as a
+    /// continued child taking a restored instance's values) is not recorded; other writes of the
+    /// section are (see `sortRestores(_:)`).
+    @exclusivity(unchecked) var restoreRanges: [Range<Int>] = []
+    /// What the commit records of each property a restore wrote, decided from the section's
+    /// changes in order before they are coalesced (see `sortRestores(_:)`).
+    @exclusivity(unchecked) private var restoredProperties: [RestoredKey: RestoredProperty] = [:]
+
+    private struct RestoredKey: Hashable {
+        let context: ObjectIdentifier
+        let index: Int
+    }
+
+    private struct RestoredProperty {
+        /// The value the last restore of the property left.
+        var restored: Any?
+        /// Whether the section wrote it again after that restore.
+        var writtenAfter = false
+    }
+
+    /// Notes, from the section's changes in the order they were made, which properties a restore
+    /// wrote and whether the section wrote them again after it. Caller holds the lock, before the
+    /// changes are coalesced.
+    func sortRestores(_ changes: [PendingChange]) {
+        guard !restoreRanges.isEmpty else { return }
+        let ranges = restoreRanges
+        restoreRanges = []
+        restoredProperties = [:]
+        for position in changes.indices where !changes[position].isTouch {
+            let change = changes[position]
+            let key = RestoredKey(context: ObjectIdentifier(change.context), index: change.index)
+            if ranges.contains(where: { $0.contains(position) }) {
+                restoredProperties[key] = RestoredProperty(restored: change.new)
+            } else if restoredProperties[key] != nil {
+                restoredProperties[key]?.writtenAfter = true
+            }
+        }
+    }
     /// Removed models (by their destructed context): the snapshot taken before their teardown, and
     /// the context that brought them back, if any.
     @exclusivity(unchecked) var revivals: [ObjectIdentifier: Revival] = [:]
@@ -87,16 +123,19 @@ final class HierarchyUndo {
 
     /// Turns a commit's changes of undo-tracked properties into one entry per history.
     func record(_ changes: [PendingChange]) {
-        if isRestoring {
-            isRestoring = false
-            return
-        }
+        let restored = restoredProperties
+        restoredProperties = [:]
         var groups: [(history: UndoHistory, changes: [UndoChange], hasChildSlot: Bool)] = []
         for change in changes where !change.isTouch {
             let context = change.context
             guard let tracking = context.undoTracking, tracking.tracks(change.index),
-                  let old = change.old, let new = change.new
+                  var old = change.old, let new = change.new
             else { continue }
+            if !restored.isEmpty, let property = restored[RestoredKey(context: ObjectIdentifier(context), index: change.index)] {
+                // Restored: recorded only if written again after the restore, from the restored value.
+                guard property.writtenAfter, let restoredValue = property.restored else { continue }
+                old = restoredValue
+            }
             // Coalesced writes of a transaction may end where they began.
             if let cell = context.cell(change.index), cell.undoable.isEqualAny(old, new) { continue }
             let undoChange = UndoChange(context: context, index: change.index, old: old, new: new)

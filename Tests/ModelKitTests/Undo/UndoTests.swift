@@ -51,6 +51,39 @@ import Testing
         #expect(editor.title == "")
     }
 
+    @Test func aWriteAfterUndoInOneTransactionIsANewEntryAndClearsRedo() {
+        let editor = UndoEditor().withAnchor()
+        let stack = editor.node.undoStack
+        editor.title = "a"
+        editor.node.transaction {
+            stack.undo()              // "a" → ""
+            editor.title = "b"        // a new change of the restored property
+            editor.count = 1          // and of another one
+        }
+        #expect(editor.title == "b" && editor.count == 1)
+        #expect(stack.canUndo && !stack.canRedo)
+        stack.redo()
+        #expect(editor.title == "b", "nothing to redo")
+        stack.undo()
+        #expect(editor.title == "" && editor.count == 0, "back to what the undo restored")
+        #expect(!stack.canUndo)
+    }
+
+    @Test func aWriteBeforeUndoInOneTransactionIsRecordedUnlessTheRestoreOverwroteIt() {
+        let editor = UndoEditor().withAnchor()
+        let stack = editor.node.undoStack
+        editor.title = "a"
+        editor.node.transaction {
+            editor.count = 1          // kept: recorded
+            editor.title = "b"        // overwritten by the restore: nothing to record
+            stack.undo()              // title back to ""
+        }
+        #expect(editor.title == "" && editor.count == 1)
+        #expect(stack.canUndo && !stack.canRedo, "the write of count cleared redo")
+        stack.undo()
+        #expect(editor.count == 0 && editor.title == "")
+    }
+
     @Test func aNewChangeClearsRedo() {
         let editor = UndoEditor().withAnchor()
         let stack = editor.node.undoStack
