@@ -34,6 +34,9 @@ extension Context {
                 }
                 if child.places.isEmpty && !child.isRoot {
                     child.destruct(into: &batch)
+                } else if child.state.isLive {
+                    // A shared child that lives on in its other places.
+                    child.placesDidChange()
                 }
             }
         }

@@ -138,6 +138,7 @@ extension Context {
                 }
                 let moved = child.places.isEmpty
                 child.places.append(Place(parent: self, slot: index))
+                child.placesDidChange()
                 // Removed from its place earlier in this section (a move): it inherits from here.
                 if moved { child.firstPlaceDidChange() }
                 child.keep(in: stamp)
@@ -268,6 +269,8 @@ extension Context {
     final func removePlace(parent: Context, slot: Int) {
         if let position = places.firstIndex(where: { $0.parent === parent && $0.slot == slot }) {
             places.remove(at: position)
+            // Still live elsewhere (a model left without a place is torn down).
+            if !places.isEmpty { placesDidChange() }
             // A shared model that lost its first place inherits from its next one now.
             if position == 0 && !places.isEmpty && places[0].parent !== parent { firstPlaceDidChange() }
         }

@@ -45,6 +45,7 @@ enum KeyedKind {
     /// The Observation key path of property `index`: built once for the first environment and
     /// preference entries of every model, which are the ones models have.
     static func observationKeyPath(_ index: Int) -> KeyPath<AnySchema, Int> {
+        if index == Context.placesIndex { return placesKeyPath }
         if let kind = of(index) {
             let position = index - kind.base
             let prebuilt = kind == .environment ? prebuiltEnvironment : prebuiltPreferences
@@ -53,6 +54,7 @@ enum KeyedKind {
         return \AnySchema.[property: index]
     }
 
+    private static let placesKeyPath = \AnySchema.[property: Context.placesIndex]
     private static let prebuiltEnvironment = (0..<32).map { \AnySchema.[property: KeyedKind.environment.base + $0] }
     private static let prebuiltPreferences = (0..<32).map { \AnySchema.[property: KeyedKind.preference.base + $0] }
 
@@ -115,6 +117,7 @@ extension Context {
     }
 
     final func propertyName(_ index: Int) -> String {
+        if index == Context.placesIndex { return "places" }
         guard let kind = KeyedKind.of(index) else {
             return memoEntry(at: index)?.name ?? schema.name(index)
         }

@@ -91,6 +91,18 @@ extension ModelNode {
 }
 
 extension Context {
+    /// The virtual property of a model's places (its parents, and the slots it sits in): a query
+    /// up the tree reads it on each model whose places it walks, and a live model that gains or
+    /// loses a place (shared into another slot, moved, or no longer shared) changes it, so that an
+    /// observed `.parent` or `.ancestors` query runs again. Far above tracked properties and
+    /// memoized values, below the environment's and preferences' indices.
+    static let placesIndex = 1 << 23
+
+    /// Notes that this live model gained or lost a place. Caller holds the lock for a section.
+    final func placesDidChange() {
+        hierarchy.record(PendingChange(context: self, index: Context.placesIndex, old: nil, new: nil))
+    }
+
     /// The models of `relation`, in query order, with the child slots walked read (so that an
     /// observer runs again when models are added or removed).
     final func modelsInRelation(_ relation: ModelRelation) -> [any Model] {
@@ -125,6 +137,7 @@ extension Context {
             while !level.isEmpty {
                 var next: [Context] = []
                 for context in level where walked.insert(context) {
+                    slotReads.append((context, Context.placesIndex))
                     for place in context.places {
                         slotReads.append((place.parent, place.slot))
                         if visited.insert(place.parent) { result.append(place.parent) }
@@ -159,7 +172,9 @@ extension Context {
             if relation.contains(.self), let model { models.append(consume model) }
             var context = self
             var depth = 0
-            while upwards, !context.places.isEmpty {
+            while upwards {
+                context.didRead(Context.placesIndex)
+                guard !context.places.isEmpty else { break }
                 let place = context.places[0]
                 if context.places.count > 1 || depth > 64 || place.parent === self { return nil }
                 context = place.parent

@@ -78,6 +78,34 @@ private struct Settings: Model, DependencyKey {
         #expect(fired.value == 2)
     }
 
+    @Test func anObservedAncestorsQueryRunsAgainWhenTheModelGainsAPlace() {
+        let root = Panel("root", children: [Panel("A", children: [Panel("C")]), Panel("B")]).withAnchor()
+        let b = root.children[1]
+        let c = root.children[0].children[0]
+        let fired = Locked(0)
+        withObservationTracking {
+            _ = c.node.mapHierarchy(for: .ancestors) { ($0 as? Panel)?.name }
+        } onChange: { fired.withLock { $0 += 1 } }
+        b.children = [c]                    // shared: B joins its ancestors
+        #expect(c.node.mapHierarchy(for: .ancestors) { ($0 as? Panel)?.name }.sorted() == ["A", "B", "root"])
+        #expect(fired.value == 1)
+    }
+
+    @Test func anObservedParentQueryRunsAgainWhenTheModelGainsOrLosesAPlace() {
+        let root = Panel("root", children: [Panel("A", children: [Panel("C")]), Panel("B")]).withAnchor()
+        let a = root.children[0]
+        let b = root.children[1]
+        let c = a.children[0]
+        let log = Log()
+        c.node.onChange(of: c.node.mapHierarchy(for: .parent) { ($0 as? Panel)?.name }) { _, new in
+            log.add(new.sorted().joined(separator: ","))
+        }
+        b.detail = c                        // a second place
+        a.children = []                     // the first one goes
+        #expect(log.all == ["A,B", "B"])
+        #expect(c.lifetime == .anchored)
+    }
+
     @Test func anAncestorsQueryThroughASharedModelVisitsEachAncestorOnce() {
         let root = Panel("root", children: [Panel("a", children: [Panel("a1")])]).withAnchor()
         let a = root.children[0]
