@@ -70,6 +70,7 @@ extension Hierarchy {
         #if DEBUG
         checkRegistration(of: model, schema: schema)
         #endif
+        if !modifiers.isEmpty { context.ensuredExtras.anchoredModifiers = modifiers }
         for printer in modifiers.printers {
             extras.hooks.append(ChangePrinter(root: context, printer: printer))
             hasHooks = true

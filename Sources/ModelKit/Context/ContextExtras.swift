@@ -21,6 +21,10 @@ final class ContextExtras {
     @exclusivity(unchecked) var undoTracking: UndoTracking?
     /// See `Context.slots`.
     @exclusivity(unchecked) var slots = SlotTable()
+    /// What `withDependencies`, `withActivation` and `_withPrintChanges` set on the instance
+    /// anchored, kept for the detached copy undo makes of the model if it is removed (so that the
+    /// model it brings back is set up the same way).
+    @exclusivity(unchecked) var anchoredModifiers: NodeBox.Modifiers?
 
     /// One running task or registered `onCancel` handler.
     struct WorkEntry {

@@ -76,6 +76,15 @@ final class NodeBox: @unchecked Sendable {
         contextBits.load(ordering: .relaxed) == Self.modifiedBits
     }
 
+    /// A copy of the modifiers set so far, if any (for a detached copy of an unanchored model).
+    func copyOfModifiers() -> Modifiers? {
+        guard mayHaveModifiers else { return nil }
+        return unboundLock.withShortLock {
+            guard case .modified(let list) = storage else { return nil }
+            return list.modifiers
+        }
+    }
+
     /// The modifiers, emptied. The caller holds `unboundLock`.
     func takeModifiers() -> Modifiers {
         guard case .modified(let list) = storage else { return Modifiers() }

@@ -19,7 +19,12 @@ extension Model {
     func detachedCopy() -> Self {
         let schema = Schema<Self>.shared(self)
         var copy = self
-        copy.node = ModelNode(box: NodeBox(id: node.box.id))
+        let box = NodeBox(id: node.box.id)
+        // Set up like the instance it copies: the modifiers it was anchored with (or, for a copy of
+        // a copy, those the copy holds).
+        let modifiers = node.box.context.map { $0.extras?.anchoredModifiers } ?? node.box.copyOfModifiers()
+        if let modifiers { _ = box.addModifier { $0 = modifiers } }
+        copy.node = ModelNode(box: box)
         for property in schema.properties {
             property.replaceCell(&copy, property.cellOf(self).undoable.detachedCopy())
         }

@@ -31,6 +31,26 @@ import Testing
         #expect(back.parts[0].name == "wheel")
     }
 
+    @Test func aRevivedChildIsSetUpAsTheRemovedOneWasAnchored() {
+        let log = Log()
+        let editor = UndoEditor(log: log).withAnchor()
+        let item = UndoItem(id: 1, name: "car", log: log)
+            .withActivation { item in item.log.add("set up \(item.id)") }
+            .withDependencies { $0[RevivalLimitKey.self] = 7 }
+        editor.items = [item]
+        #expect(editor.items[0].node[RevivalLimitKey.self] == 7)
+        editor.items = []
+        editor.node.undoStack.undo()
+        let back = try! #require(editor.items.first)
+        #expect(log.count(of: "set up 1") == 2, "its `withActivation` ran again")
+        #expect(back.node[RevivalLimitKey.self] == 7, "its dependency override came back")
+        // Undone twice: removed, and brought back from a copy of the copy.
+        editor.node.undoStack.redo()
+        editor.node.undoStack.undo()
+        #expect(log.count(of: "set up 1") == 3)
+        #expect(editor.items.first?.node[RevivalLimitKey.self] == 7)
+    }
+
     @Test func editsOfARemovedChildsOwnChildrenApplyToTheirCopies() {
         let log = Log()
         let editor = UndoEditor(log: log).withAnchor()
@@ -181,4 +201,9 @@ struct UndoCursorModel: Model {
         r.track(\.$text)
         r.track(\.$cursor, options: .transient)
     }
+}
+
+private enum RevivalLimitKey: DependencyKey {
+    static let liveValue = 0
+    static let testValue = 0
 }
