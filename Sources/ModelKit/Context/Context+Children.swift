@@ -70,7 +70,12 @@ extension Hierarchy {
         #if DEBUG
         checkRegistration(of: model, schema: schema)
         #endif
-        if !modifiers.isEmpty { context.ensuredExtras.anchoredModifiers = modifiers }
+        // Kept for a detached copy undo may make of the model (see `anchoredModifiers`) when the
+        // hierarchy records undo, or may start to: the parent is being anchored with it, and its
+        // `onActivate` has yet to run. Otherwise released once applied, with what they captured.
+        if !modifiers.isEmpty && (undo != nil || place?.parent.state == .anchored) {
+            context.ensuredExtras.anchoredModifiers = modifiers
+        }
         for printer in modifiers.printers {
             extras.hooks.append(ChangePrinter(root: context, printer: printer))
             hasHooks = true
