@@ -151,11 +151,15 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
                 var batch = TeardownBatch()
                 // Undo keeps what a removed child held, to bring it back (before `destruct` drops it).
                 let undo = self.undo.flatMap { $0.snapshotsRemovals(pendingChanges) ? $0 : nil }
+                var destructed = false
                 for context in candidates where context.places.isEmpty && !context.isRoot && context.state.isLive {
                     undo?.snapshot(context)
                     context.destruct(into: &batch)
+                    destructed = true
                 }
                 if !batch.isEmpty { teardowns.append(.teardown(batch)) }
+                // Entries left with no model to apply to no longer count for `canUndo`.
+                if destructed, let history = self.undo { history.dropInapplicableEntries() }
             }
             if !pendingChanges.isEmpty {
                 // Swapped with a spare buffer, so that neither allocates in the usual section.

@@ -80,6 +80,36 @@ final class UndoHistory: @unchecked Sendable {
         for entry in redoEntries { body(entry) }
     }
 
+    /// Drops the entries on top of each side that can no longer apply, every model they changed
+    /// being torn down for good, so that `canUndo` and `canRedo` say whether `undo()` and `redo()`
+    /// would restore something. (Nothing above such an entry can bring its models back: undo and
+    /// redo take the top entry first.) Caller holds the section.
+    func dropInapplicableTops(undo: HierarchyUndo, revivable: Set<ObjectIdentifier>, in hierarchy: Hierarchy) {
+        var dropped: [UndoEntry] = []
+        while let top = undoEntries.popLast() {
+            if Self.applies(top, undo: undo, revivable: revivable) {
+                _ = undoEntries.append(top)
+                break
+            }
+            dropped.append(top)
+        }
+        while let top = redoEntries.last, !Self.applies(top, undo: undo, revivable: revivable) {
+            dropped.append(redoEntries.removeLast())
+        }
+        guard !dropped.isEmpty else { return }
+        release(dropped, in: hierarchy)
+        updateFlags()
+    }
+
+    /// Whether a model the entry changed is live, or may be brought back by undo (see
+    /// `HierarchyUndo.revivableContexts()`). Caller holds the lock.
+    private static func applies(_ entry: UndoEntry, undo: HierarchyUndo, revivable: Set<ObjectIdentifier>) -> Bool {
+        entry.list.contains { change in
+            undo.liveTarget(for: change.context).flatMap { $0.cell(change.index) } != nil
+                || undo.mayComeBack(change.context, revivable: revivable)
+        }
+    }
+
     /// Writes `canUndo` and `canRedo` where they changed (changes of this section).
     private func updateFlags() {
         guard let flagCells else { return }

@@ -121,6 +121,38 @@ final class HierarchyUndo {
         revivals[ObjectIdentifier(context)] = revival
     }
 
+    /// After models were torn down: drops the entries on top of each history that no longer
+    /// apply. Caller holds the section.
+    func dropInapplicableEntries() {
+        guard !histories.isEmpty else { return }
+        let revivable = revivableContexts()
+        for history in histories {
+            history.dropInapplicableTops(undo: self, revivable: revivable, in: hierarchy)
+        }
+    }
+
+    /// The destructed contexts whose models undo keeps a copy of, to bring them back: removed
+    /// models and the models under them. Caller holds the lock.
+    func revivableContexts() -> Set<ObjectIdentifier> {
+        var result: Set<ObjectIdentifier> = []
+        for (key, revival) in revivals where revival.snapshot != nil {
+            result.insert(key)
+            for context in revival.descendants.values { result.insert(ObjectIdentifier(context)) }
+        }
+        return result
+    }
+
+    /// Whether `context`, or the model that brought it back last, is kept to be brought back.
+    func mayComeBack(_ context: Context, revivable: Set<ObjectIdentifier>) -> Bool {
+        var current = context
+        for _ in 0..<1_000 {
+            if revivable.contains(ObjectIdentifier(current)) { return true }
+            guard let next = revivals[ObjectIdentifier(current)]?.successor else { return false }
+            current = next
+        }
+        return false
+    }
+
     /// Turns a commit's changes of undo-tracked properties into one entry per history.
     func record(_ changes: [PendingChange]) {
         let restored = restoredProperties

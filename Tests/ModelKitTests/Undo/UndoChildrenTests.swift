@@ -156,6 +156,20 @@ import Testing
         #expect(list.title == "T" && !stack.canRedo)
     }
 
+    @Test func canUndoTurnsFalseWhenEveryEntryLeftBelongsToAModelTornDownForGood() {
+        let list = UndoRowList(rows: [UndoRow()]).withAnchor()
+        let stack = list.node.undoStack
+        list.rows[0].text = "a"
+        #expect(stack.canUndo)
+        let canUndo = Locked<[Bool]>([])
+        stack.node.onChange(of: \.canUndo) { _, new in canUndo.withLock { $0.append(new) } }
+        list.rows = []           // untracked slot: the row and its entry are gone for good
+        #expect(!stack.canUndo)
+        #expect(canUndo.value == [false])
+        list.title = "T"
+        #expect(stack.canUndo)
+    }
+
     @Test func aRevivedChildsRestoresAreChangesATesterAsserts() async {
         let log = Log()
         let (editor, tester) = UndoEditor(log: log, items: [UndoItem(id: 1, name: "one", log: log)]).andTester()
