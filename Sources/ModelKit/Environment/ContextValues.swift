@@ -46,6 +46,7 @@ enum KeyedKind {
     /// preference entries of every model, which are the ones models have.
     static func observationKeyPath(_ index: Int) -> KeyPath<AnySchema, Int> {
         if index == Context.placesIndex { return placesKeyPath }
+        if index == Context.usedDependenciesIndex { return usedDependenciesKeyPath }
         if let kind = of(index) {
             let position = index - kind.base
             let prebuilt = kind == .environment ? prebuiltEnvironment : prebuiltPreferences
@@ -55,6 +56,7 @@ enum KeyedKind {
     }
 
     private static let placesKeyPath = \AnySchema.[property: Context.placesIndex]
+    private static let usedDependenciesKeyPath = \AnySchema.[property: Context.usedDependenciesIndex]
     private static let prebuiltEnvironment = (0..<32).map { \AnySchema.[property: KeyedKind.environment.base + $0] }
     private static let prebuiltPreferences = (0..<32).map { \AnySchema.[property: KeyedKind.preference.base + $0] }
 
@@ -118,6 +120,7 @@ extension Context {
 
     final func propertyName(_ index: Int) -> String {
         if index == Context.placesIndex { return "places" }
+        if index == Context.usedDependenciesIndex { return "dependencies" }
         guard let kind = KeyedKind.of(index) else {
             return memoEntry(at: index)?.name ?? schema.name(index)
         }
@@ -150,11 +153,18 @@ extension Context {
 
     /// Notes that this model used `dependency`, a model dependency (`ModelRelation.dependencies`).
     final func noteUsedDependency(_ dependency: Context) {
-        lock.withShortLock {
-            guard state.isLive, dependency !== self else { return }
+        let isFirstUse = lock.withShortLock { () -> Bool in
+            guard state.isLive, dependency !== self else { return false }
             let values = ensuredValues
-            if !values.usedDependencies.contains(where: { $0 === dependency }) {
-                values.usedDependencies.append(dependency)
+            if values.usedDependencies.contains(where: { $0 === dependency }) { return false }
+            values.usedDependencies.append(dependency)
+            return true
+        }
+        guard isFirstUse else { return }
+        // A first use adds to this model's `.dependencies`: an observed query over them runs again.
+        hierarchy.withSection {
+            if state.isLive {
+                hierarchy.record(PendingChange(context: self, index: Context.usedDependenciesIndex, old: nil, new: nil))
             }
         }
     }

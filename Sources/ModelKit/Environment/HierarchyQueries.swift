@@ -98,6 +98,10 @@ extension Context {
     /// memoized values, below the environment's and preferences' indices.
     static let placesIndex = 1 << 23
 
+    /// The virtual property of the models a model used as dependencies: a `.dependencies` query
+    /// reads it on each model whose dependencies it walks, and a first use changes it.
+    static let usedDependenciesIndex = (1 << 23) + 1
+
     /// Notes that this live model gained or lost a place. Caller holds the lock for a section.
     final func placesDidChange() {
         hierarchy.record(PendingChange(context: self, index: Context.placesIndex, old: nil, new: nil))
@@ -151,7 +155,7 @@ extension Context {
             appendDescendants(of: self, all: relation.contains(.descendants), &visited, &result, &slotReads)
         }
         if relation.contains(.dependencies) {
-            result.append(contentsOf: dependencies(of: [self] + result, &visited))
+            result.append(contentsOf: dependencies(of: [self] + result, &visited, slotReads: &slotReads))
         }
         return result
     }
@@ -205,12 +209,19 @@ extension Context {
     /// The models used as dependencies by `users` and, in turn, by those models, each once and not in
     /// `visited`. Caller holds the lock.
     final func dependencies(of users: [Context], _ visited: inout VisitedSet) -> [Context] {
+        var slotReads: [(Context, Int)] = []
+        return dependencies(of: users, &visited, slotReads: &slotReads)
+    }
+
+    /// ``dependencies(of:_:)``, noting in `slotReads` the models whose dependencies it walked.
+    final func dependencies(of users: [Context], _ visited: inout VisitedSet, slotReads: inout [(Context, Int)]) -> [Context] {
         var result: [Context] = []
         var queue = users
         var position = 0
         while position < queue.count {
             let user = queue[position]
             position += 1
+            slotReads.append((user, Context.usedDependenciesIndex))
             for dependency in user.extras?.values?.usedDependencies ?? [] where dependency.state.isLive {
                 if visited.insert(dependency) {
                     result.append(dependency)

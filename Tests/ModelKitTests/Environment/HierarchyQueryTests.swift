@@ -10,6 +10,13 @@ private struct Settings: Model, DependencyKey {
     static func register(_ r: inout ModelRegistrar<Self>) { r.track(\.$mode) }
 }
 
+/// A model that uses `Settings` when asked to.
+private struct SettingsUser: Model {
+    var node = ModelNode<Self>()
+    func readSettings() { _ = node[Settings.self].mode }
+    static func register(_ r: inout ModelRegistrar<Self>) {}
+}
+
 /// `mapHierarchy(for:)`, `reduceHierarchy(for:into:_:)`, `isUniquelyReferenced`,
 /// `ModelRelation.dependencies` (API.md section 10).
 @Suite struct HierarchyQueryTests {
@@ -104,6 +111,19 @@ private struct Settings: Model, DependencyKey {
         a.children = []                     // the first one goes
         #expect(log.all == ["A,B", "B"])
         #expect(c.lifetime == .anchored)
+    }
+
+    @Test func anObservedDependenciesQueryRunsAgainWhenADependencyIsFirstUsed() {
+        let user = SettingsUser().withAnchor()
+        let fired = Locked(0)
+        withObservationTracking {
+            _ = user.node.mapHierarchy(for: .dependencies) { $0 as? Settings }
+        } onChange: { fired.withLock { $0 += 1 } }
+        user.readSettings()
+        #expect(user.node.mapHierarchy(for: .dependencies) { $0 as? Settings }.count == 1)
+        #expect(fired.value == 1)
+        user.readSettings()     // not a first use: nothing new
+        #expect(fired.value == 1)
     }
 
     @Test func anAncestorsQueryThroughASharedModelVisitsEachAncestorOnce() {
