@@ -94,8 +94,9 @@ extension Context {
     /// The virtual property of a model's places (its parents, and the slots it sits in): a query
     /// up the tree reads it on each model whose places it walks, and a live model that gains or
     /// loses a place (shared into another slot, moved, or no longer shared) changes it, so that an
-    /// observed `.parent` or `.ancestors` query runs again. Far above tracked properties and
-    /// memoized values, below the environment's and preferences' indices.
+    /// observed `.parent` or `.ancestors` query runs again. (A model that loses its last place is
+    /// torn down, with every model under it.) Far above tracked properties and memoized values,
+    /// below the environment's and preferences' indices.
     static let placesIndex = 1 << 23
 
     /// The virtual property of the models a model used as dependencies: a `.dependencies` query
@@ -141,9 +142,9 @@ extension Context {
             while !level.isEmpty {
                 var next: [Context] = []
                 for context in level where walked.insert(context) {
+                    // Its places, rather than the slots it sits in: a place gained changes them too.
                     slotReads.append((context, Context.placesIndex))
                     for place in context.places {
-                        slotReads.append((place.parent, place.slot))
                         if visited.insert(place.parent) { result.append(place.parent) }
                         if all { next.append(place.parent) }
                     }
@@ -163,7 +164,7 @@ extension Context {
     /// The usual query, up a chain of models in one place each, collected in one pass: nil when
     /// some model on the way has several places (the general walk then answers).
     ///
-    /// The slots walked are read under the lock as they are walked, rather than collected for
+    /// The places walked are read under the lock as they are walked, rather than collected for
     /// after it: a read takes no lock (it lands in this thread's recording or Observation's
     /// per-thread access list), and a bail-out's extra reads are a subset of the general walk's.
     private final func singlePlaceChain(_ relation: ModelRelation) -> [any Model]? {
@@ -183,7 +184,6 @@ extension Context {
                 if context.places.count > 1 || depth > 64 || place.parent === self { return nil }
                 context = place.parent
                 depth += 1
-                context.didRead(place.slot)
                 if let model = context.model { models.append(consume model) }
                 if !all { break }
             }
