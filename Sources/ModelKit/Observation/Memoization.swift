@@ -253,9 +253,19 @@ extension Context {
     @usableFromInline
     final func unlockCachedMemo(_ entry: MemoEntry, locked: Bool) {
         let index = entry.index
-        let inputs = AccessRecording.isRecordingForAssertion ? memoInputs(entry) : []
+        if AccessRecording.isActive && AccessRecording.isRecordingForAssertion {
+            return unlockCachedMemoForAssertion(entry, locked: locked)
+        }
         if locked { lock.unlock() }
         didRead(index)
+    }
+
+    /// ``unlockCachedMemo(_:locked:)`` inside a Tester's assertion, which also reads the inputs.
+    @inline(never)
+    private final func unlockCachedMemoForAssertion(_ entry: MemoEntry, locked: Bool) {
+        let inputs = memoInputs(entry)
+        if locked { lock.unlock() }
+        didRead(entry.index)
         recordForAssertion(inputs)
     }
 
