@@ -299,19 +299,14 @@ extension Context {
     /// the lock for a section.
     final func firstPlaceDidChange() {
         guard hierarchy.readsEnvironment else { return }
-        var visited = VisitedSet()
-        var stack = [self]
-        _ = visited.insert(self)
-        while let context = stack.popLast() {
-            if let caches = context.extras?.values?.environmentCaches {
-                for (_, entry) in caches where entry.inheritsAnotherValue(in: context) {
-                    hierarchy.record(PendingChange(context: context, index: entry.index, old: nil, new: nil))
-                }
+        let check = { (context: Context) -> Bool in
+            for (_, entry) in context.extras?.values?.environmentCaches ?? [] where entry.inheritsAnotherValue(in: context) {
+                self.hierarchy.record(PendingChange(context: context, index: entry.index, old: nil, new: nil))
             }
-            for child in context.children where child.places.first?.parent === context && visited.insert(child) {
-                stack.append(child)
-            }
+            return true
         }
+        _ = check(self)
+        forEachInheritor(check)
     }
 
     /// Reads `key` for this model: cached per model until the environment or the tree changes.
@@ -365,16 +360,24 @@ extension Context {
     /// Queues a derived change for each descendant that read the key `id` and inherits it from this
     /// model. Caller holds the lock for a section.
     private final func notifyInheritingReaders(_ id: ObjectIdentifier) {
+        forEachInheritor { child in
+            guard let entry = child.extras?.values?.environment[id] else { return true }
+            // A model that set its own value shields its subtree.
+            if entry.setsOwnValue { return false }
+            hierarchy.record(PendingChange(context: child, index: entry.index, old: nil, new: nil))
+            return true
+        }
+    }
+
+    /// Calls `body` with each descendant that inherits environment values through this model (its
+    /// first place is this model or such a descendant), parents first; `body` returns whether to go
+    /// on below the model it was given. Caller holds the lock.
+    private final func forEachInheritor(_ body: (Context) -> Bool) {
         var visited = VisitedSet()
         var stack = [self]
         while let context = stack.popLast() {
             for child in context.children where child.places.first?.parent === context && visited.insert(child) {
-                if let entry = child.extras?.values?.environment[id] {
-                    // A model that set its own value shields its subtree.
-                    if entry.setsOwnValue { continue }
-                    hierarchy.record(PendingChange(context: child, index: entry.index, old: nil, new: nil))
-                }
-                stack.append(child)
+                if body(child) { stack.append(child) }
             }
         }
     }

@@ -28,8 +28,8 @@ final class TesterState: HierarchyHook, Sendable {
         /// the tester cancels the work started in `onActivate` (an `onCancel` handler resetting a
         /// flag), or by a task cancelled as the test ends (a `defer` in it). No assertion could
         /// follow it, so it is not recorded.
-        func isMadeByTheEnd(byCancelledTask: Bool) -> Bool {
-            isFinished && (isCancellingActivationWork || byCancelledTask)
+        var isMadeByTheEnd: Bool {
+            isFinished && (isCancellingActivationWork || withUnsafeCurrentTask { $0?.isCancelled ?? false })
         }
     }
 
@@ -63,25 +63,19 @@ final class TesterState: HierarchyHook, Sendable {
     // MARK: HierarchyHook
 
     func record(_ change: ChangeRecord) {
-        let byCancelledTask = Self.isInCancelledTask
         let sequence = Sequencer.next()
         log.withLock { log in
-            if log.isMadeByTheEnd(byCancelledTask: byCancelledTask) { return }
+            if log.isMadeByTheEnd { return }
             log.changes.append(Entry(sequence: sequence, record: change))
         }
     }
 
     func record(_ event: EventRecord) {
-        let byCancelledTask = Self.isInCancelledTask
         let sequence = Sequencer.next()
         log.withLock { log in
-            if log.isMadeByTheEnd(byCancelledTask: byCancelledTask) { return }
+            if log.isMadeByTheEnd { return }
             log.events.append(Entry(sequence: sequence, record: event))
         }
-    }
-
-    private static var isInCancelledTask: Bool {
-        withUnsafeCurrentTask { $0?.isCancelled ?? false }
     }
 
     func didCommit() {
