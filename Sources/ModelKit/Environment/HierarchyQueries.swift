@@ -108,8 +108,9 @@ extension Context {
         hierarchy.record(PendingChange(context: self, index: Context.placesIndex, old: nil, new: nil))
     }
 
-    /// The models of `relation`, in query order, with the child slots walked read (so that an
-    /// observer runs again when models are added or removed).
+    /// The models of `relation`, in query order, with what the walk went through read (the child
+    /// slots walked down, the places walked up, the dependencies used), so that an observer runs
+    /// again when models are added to the relation or removed from it.
     final func modelsInRelation(_ relation: ModelRelation) -> [any Model] {
         if relation.isSubset(of: [.self, .parent, .ancestors]), let models = singlePlaceChain(relation) {
             return models
