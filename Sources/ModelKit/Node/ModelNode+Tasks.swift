@@ -1,5 +1,3 @@
-import Synchronization
-
 extension ModelNode {
     /// Starts a task tied to the model's life: it is cancelled when the model is removed.
     ///
@@ -195,19 +193,4 @@ extension Context {
 /// "No weak references to contexts" in Internals.md.)
 enum CurrentWork {
     @TaskLocal static var owner: Context?
-}
-
-/// Whether a model's work was cancelled, set by its cancellation: a loop checks it with one load.
-@usableFromInline
-final class CancellationFlag: Sendable {
-    @usableFromInline let flag = Atomic<Bool>(false)
-
-    @usableFromInline
-    init() {}
-
-    @inlinable
-    var isSet: Bool { flag.load(ordering: .acquiring) }
-
-    @usableFromInline
-    func set() { flag.store(true, ordering: .releasing) }
 }
