@@ -35,6 +35,17 @@ import Testing
         }
     }
 
+    @Test func aLongChainShowsItsFirstAndLastValues() async {
+        let (model, tester) = Counter().andTester()
+        for _ in 0..<100 { model.incrementTapped() }
+        model.name = "b"
+        await withKnownIssue {
+            await tester.assert(model.name == "b")
+        } matching: { issue in
+            text(issue).contains("  Counter.count: 0 → 1 → 2 → 3 → 4 → … 91 more values … → 96 → 97 → 98 → 99 → 100\n")
+        }
+    }
+
     @Test func childChangesShowTheirPath() async throws {
         let (parent, tester) = Parent().andTester()
         parent.addTapped()

@@ -200,12 +200,18 @@ final class StreamStorage<Element: Sendable>: @unchecked Sendable {
 
     /// The first of the elements buffered, which `batch` (empty) takes all at once; nil once the
     /// stream has ended (or the waiting task is cancelled). Waits when nothing is buffered.
+    ///
+    /// A reader that finds elements buffered a thousand times in a row without ever waiting yields
+    /// its thread once: a loop whose body writes what it observes (a feedback loop, user error)
+    /// then still lets the other jobs of its executor run, and a Tester settling it reaches its
+    /// timeout instead of hanging.
     @inlinable
     func next(refilling batch: StreamBatch<Element>, isolation actor: isolated (any Actor)?) async -> Element? {
         batch.empty()
         lock.lockLeaf()
         if takeBuffered(into: batch) {
             lock.unlockLeaf()
+            if batch.countRefillWithoutWaiting() { await Task.yield() }
             return batch.takeNext()
         }
         if isFinished {
@@ -221,10 +227,12 @@ final class StreamStorage<Element: Sendable>: @unchecked Sendable {
             lock.lockLeaf()
             if takeBuffered(into: batch) {
                 lock.unlockLeaf()
+                if batch.countRefillWithoutWaiting() { await Task.yield() }
                 return batch.takeNext()
             }
             lock.unlockLeaf()
         }
+        batch.refillsWithoutWaiting = 0
         return await withTaskCancellationHandler {
             await withUnsafeContinuation(isolation: actor) { continuation in
                 lock.lockLeaf()

@@ -16,6 +16,8 @@ final class StreamBatch<Element: Sendable> {
     /// The batch's elements from `head` on (those before it were handed out and are nil).
     @usableFromInline @exclusivity(unchecked) var elements: [Element?] = []
     @usableFromInline @exclusivity(unchecked) var head = 0
+    /// How many times in a row the reader refilled the batch without waiting for the producer.
+    @usableFromInline @exclusivity(unchecked) var refillsWithoutWaiting = 0
 
     @inlinable
     init() {}
@@ -27,6 +29,16 @@ final class StreamBatch<Element: Sendable> {
         let element = elements[head].take()
         head &+= 1
         return element
+    }
+
+    /// Counts a refill that found elements buffered; true once every 1,024 such refills in a row,
+    /// when the reader should yield its thread (see ``StreamStorage/next(refilling:isolation:)``).
+    @inlinable
+    func countRefillWithoutWaiting() -> Bool {
+        refillsWithoutWaiting &+= 1
+        guard refillsWithoutWaiting >= 1_024 else { return false }
+        refillsWithoutWaiting = 0
+        return true
     }
 
     /// Readies the batch to take the buffer's elements: every element was handed out, so only

@@ -189,15 +189,25 @@ enum FailureMessages {
         }
         return order.compactMap { key in
             guard let chain = chains[key] else { return nil }
-            let texts = chain.values.map { ValueDump.render($0) }
-            if texts.allSatisfy({ !$0.contains("\n") }) {
-                return "\(chain.path): \(texts.joined(separator: " → "))"
+            // A long chain (a loop writing the property) shows its first and last values only.
+            let values = chain.values
+            let elided = values.count > 2 * chainEnds + 2 ? values.count - 2 * chainEnds : 0
+            let segments = elided == 0 ? [values[...]] : [values.prefix(chainEnds), values.suffix(chainEnds)]
+            let texts = segments.map { $0.map { ValueDump.render($0) } }
+            let gap = "… \(elided) more values …"
+            if texts.joined().allSatisfy({ !$0.contains("\n") }) {
+                return "\(chain.path): \(texts.map { $0.joined(separator: " → ") }.joined(separator: " → \(gap) → "))"
             }
-            return zip(texts, texts.dropFirst()).map { old, new in
-                ValueDiff.describe(path: chain.path, oldText: old, newText: new)
-            }.joined(separator: "\n")
+            return texts.map { segment in
+                zip(segment, segment.dropFirst()).map { old, new in
+                    ValueDiff.describe(path: chain.path, oldText: old, newText: new)
+                }.joined(separator: "\n")
+            }.joined(separator: "\n\(chain.path): \(gap)\n")
         }
     }
+
+    /// How many values a long chain of changes shows at each of its ends.
+    static let chainEnds = 5
 
     static func eventLine(_ record: EventRecord) -> String {
         "\(record.path) sent \(ValueDump.render(record.event))"
