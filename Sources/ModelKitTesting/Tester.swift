@@ -63,9 +63,9 @@ public final class Tester: Sendable {
         }
     }
 
-    /// Ends the test: cancels the work the models started in `onActivate`, waits (up to the
-    /// timeout) for their other tasks, reports each task still running where it was started,
-    /// checks exhaustivity, and tears the hierarchy down.
+    /// Ends the test: lets what the last action set off run, cancels the work the models started
+    /// in `onActivate`, waits (up to the timeout) for their other tasks, reports each task still
+    /// running where it was started, checks exhaustivity, and tears the hierarchy down.
     ///
     /// Call it at the end of every test that starts tasks. Releasing the tester without it does the
     /// same without waiting: it runs the hierarchy's ready jobs, then reports every task still
@@ -74,8 +74,13 @@ public final class Tester: Sendable {
     public func finish(isolation: isolated (any Actor)? = #isolation) async {
         guard beginFinishing() else { return }
         state.flushDeferredFailures()
-        cancelActivationWork()
         let deadline = ContinuousClock.now + timeout
+        // What the test's last action set off (a listener's reaction, queued behind it) runs
+        // before the `onActivate` work is cancelled: it is recorded, and reported when not
+        // asserted, on every run rather than when the executor's thread happened to get to it.
+        // Bounded by a number of jobs: a timer on the default immediate clock never waits.
+        await state.executor.settle(until: deadline, jobs: Self.jobsBeforeTheEnd)
+        cancelActivationWork()
         while runningTasks().isEmpty == false && ContinuousClock.now < deadline {
             let mark = state.activity.mark
             await state.executor.settle(until: deadline)
@@ -114,10 +119,15 @@ public final class Tester: Sendable {
     private func finishWithoutWaiting() {
         guard beginFinishing() else { return }
         state.flushDeferredFailures()
+        let deadline = ContinuousClock.now + timeout
+        state.executor.settleNow(until: deadline, jobs: Self.jobsBeforeTheEnd)
         cancelActivationWork()
-        state.executor.settleNow(until: ContinuousClock.now + timeout)
+        state.executor.settleNow(until: deadline)
         completeFinishing(testerReleased: true)
     }
+
+    /// How many jobs the end of a test runs before it cancels the `onActivate` work.
+    private static let jobsBeforeTheEnd = 1_000
 
     private func beginFinishing() -> Bool {
         state.log.withLock { log in

@@ -1,5 +1,6 @@
 import ModelKit
 import ModelKitTesting
+import Synchronization
 import Testing
 
 /// A model that resets its state when its work ends, in `onCancel` or in a task's `defer`.
@@ -46,6 +47,56 @@ private struct Screen: Model {
     static func register(_ r: inout ModelRegistrar<Self>) { r.track(\.$connection) }
 }
 
+/// A row that asks its list to delete it.
+private struct Row: Model {
+    var node = ModelNode<Self>()
+    let id: Int
+
+    enum Event: Equatable, Sendable { case delete }
+
+    func deleteTapped() { node.send(Event.delete) }
+
+    static func register(_ r: inout ModelRegistrar<Self>) {}
+}
+
+/// Deletes the rows that ask for it, from a listener started in `onActivate`.
+private struct Rows: Model {
+    var node = ModelNode<Self>()
+    @Tracked var rows: [Row] = []
+
+    func onActivate() {
+        node.forEach(node.event(fromType: Row.self)) { event, row in
+            if event == .delete { rows.removeAll { $0.id == row.id } }
+        }
+    }
+
+    static func register(_ r: inout ModelRegistrar<Self>) { r.track(\.$rows) }
+}
+
+/// A child whose work its parent's `onActivate` starts.
+private struct Listening: Model {
+    var node = ModelNode<Self>()
+
+    func startListening() {
+        node.task {
+            let (stream, continuation) = AsyncStream<Never>.makeStream()
+            for await _ in stream {}
+            continuation.finish()
+        }
+    }
+
+    static func register(_ r: inout ModelRegistrar<Self>) {}
+}
+
+private struct ListeningParent: Model {
+    var node = ModelNode<Self>()
+    @Tracked var child = Listening()
+
+    func onActivate() { child.startListening() }
+
+    static func register(_ r: inout ModelRegistrar<Self>) { r.track(\.$child) }
+}
+
 /// What the end of a test does to the models (cancelling the work of `onActivate`) is not the
 /// test's to assert: no assertion can follow it.
 @Suite struct EndOfTestCleanupTests {
@@ -70,6 +121,34 @@ private struct Screen: Model {
         await tester?.assert { connection?.loading == true }
         tester = nil
         #expect(connection?.lifetime == .destructed)
+    }
+
+    @Test func aListenersReactionToTheLastActionIsReportedOnEveryRun() async {
+        let reported = Mutex(0)
+        for _ in 0..<20 {
+            await withKnownIssue {
+                let (list, tester) = Rows().andTester()
+                list.rows = [Row(id: 1), Row(id: 2)]
+                await tester.assert(list.rows.count == 2)
+                let row = list.rows[0]
+                row.deleteTapped()
+                // Passes at once: the event is recorded; the list's removal is queued behind it.
+                await tester.assert(row.didSend(.delete))
+                await tester.finish()
+            } matching: { issue in
+                guard "\(issue)".contains("Rows.rows: [[0]: Row(id: 1), [1]: Row(id: 2)] → [[0]: Row(id: 2)]") else {
+                    return false
+                }
+                reported.withLock { $0 += 1 }
+                return true
+            }
+        }
+        #expect(reported.withLock { $0 } == 20)
+    }
+
+    @Test func workAParentsOnActivateStartsOnItsChildIsCancelledAtTheEnd() async {
+        let (_, tester) = ListeningParent().andTester()
+        await tester.finish()
     }
 
     @Test func cleanupInOnCancelWhenTheModelIsRemovedWritesNothingAndReportsNothing() async {

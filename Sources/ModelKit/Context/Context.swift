@@ -432,8 +432,9 @@ final class RegistrarBox: Sendable {
     let registrar = ObservationRegistrar()
 }
 
-/// Marks the context whose `onActivate` is running on this thread, so that work it starts is
-/// known as activation work (the Tester cancels it at the end of a test).
+/// Marks the context whose `onActivate` is running on this thread, so that work started meanwhile,
+/// on it or on another model, is known as activation work (the Tester cancels it at the end of a
+/// test).
 enum ActivationScope {
     static let current = ThreadLocal<Context>()
 }

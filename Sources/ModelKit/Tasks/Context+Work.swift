@@ -11,7 +11,9 @@ extension Context {
         isTask: Bool, onCancel: (@Sendable () -> Void)?, location: SourceLocation
     ) -> Int? {
         let ids = CancellationScope.ids
-        let fromActivation = ActivationScope.current.value === self
+        // Work started while an `onActivate` runs is activation work, whichever model starts it (a
+        // parent's `onActivate` may start work on its child).
+        let fromActivation = ActivationScope.current.value != nil
         return lock.withShortLock {
             guard state.isLive else { return nil }
             let extras = ensuredExtras

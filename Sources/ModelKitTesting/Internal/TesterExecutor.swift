@@ -35,14 +35,18 @@ final class TesterExecutor: TaskExecutor, Sendable {
         var idleWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
         /// Threads in ``settleNow(until:)`` waiting for the job another runner holds.
         var jobEndWaiters: [DispatchSemaphore] = []
+        /// How many jobs runners took, for settling that stops after a number of jobs.
+        var jobsTaken = 0
 
         var isIdle: Bool { head == jobs.count && !isRunning }
 
-        /// Takes the next job for a runner if no other runner holds the executor.
-        mutating func takeJob() -> UnownedJob? {
-            guard !isRunning, head < jobs.count else { return nil }
+        /// Takes the next job for a runner if no other runner holds the executor and fewer than
+        /// `limit` jobs were taken since the executor started.
+        mutating func takeJob(limit: Int = .max) -> UnownedJob? {
+            guard !isRunning, head < jobs.count, jobsTaken < limit else { return nil }
             let job = jobs[head]
             head += 1
+            jobsTaken += 1
             if head == jobs.count {
                 jobs.removeAll(keepingCapacity: true)
                 head = 0
@@ -96,11 +100,22 @@ final class TesterExecutor: TaskExecutor, Sendable {
         state.withLock { $0.isIdle }
     }
 
-    /// Runs the queued jobs on the calling thread until none is left (true) or `deadline` passed
-    /// (false; checked every 64 jobs).
-    private func runQueuedJobs(until deadline: ContinuousClock.Instant) -> Bool {
+    /// The `limit` for `takeJob` that lets `jobs` more jobs run from now on.
+    private func jobLimit(after jobs: Int?) -> Int {
+        guard let jobs else { return .max }
+        return state.withLock { $0.jobsTaken } + jobs
+    }
+
+    /// Whether no job is queued or running, or the job limit was reached.
+    private func isDone(limit: Int) -> Bool {
+        state.withLock { $0.isIdle || $0.jobsTaken >= limit }
+    }
+
+    /// Runs the queued jobs on the calling thread until none is left or the job limit is reached
+    /// (true), or `deadline` passed (false; checked every 64 jobs).
+    private func runQueuedJobs(until deadline: ContinuousClock.Instant, limit: Int) -> Bool {
         var ran = 0
-        while let job = state.withLock({ $0.takeJob() }) {
+        while let job = state.withLock({ $0.takeJob(limit: limit) }) {
             run(job)
             ran += 1
             if ran % 64 == 0 && ContinuousClock.now >= deadline { return false }
@@ -108,12 +123,16 @@ final class TesterExecutor: TaskExecutor, Sendable {
         return true
     }
 
-    /// Returns once no job is queued or running, or at `deadline`. Runs queued jobs on the calling
-    /// thread while no other runner holds the executor; otherwise waits for the runner to finish.
-    func settle(until deadline: ContinuousClock.Instant, isolation: isolated (any Actor)? = #isolation) async {
+    /// Returns once no job is queued or running, or at `deadline`, or (when `jobs` is given) once
+    /// that many jobs ran. Runs queued jobs on the calling thread while no other runner holds the
+    /// executor; otherwise waits for the runner to finish.
+    func settle(
+        until deadline: ContinuousClock.Instant, jobs: Int? = nil, isolation: isolated (any Actor)? = #isolation
+    ) async {
+        let limit = jobLimit(after: jobs)
         while true {
-            if !runQueuedJobs(until: deadline) { return }
-            if state.withLock({ $0.isIdle }) || ContinuousClock.now >= deadline { return }
+            if !runQueuedJobs(until: deadline, limit: limit) { return }
+            if isDone(limit: limit) || ContinuousClock.now >= deadline { return }
             await waitUntilIdle(or: deadline)
             if ContinuousClock.now >= deadline { return }
         }
@@ -123,13 +142,14 @@ final class TesterExecutor: TaskExecutor, Sendable {
     /// thread and, when the executor's thread is running one, waits for that job to end (a job runs
     /// until its task suspends, so this wait is as long as one job, like a lock's). Never waits for a
     /// task suspended on something outside the hierarchy. Returns when idle, or at `deadline`.
-    func settleNow(until deadline: ContinuousClock.Instant) {
+    func settleNow(until deadline: ContinuousClock.Instant, jobs: Int? = nil) {
+        let limit = jobLimit(after: jobs)
         while true {
-            if !runQueuedJobs(until: deadline) { return }
+            if !runQueuedJobs(until: deadline, limit: limit) { return }
             let jobEnded = DispatchSemaphore(value: 0)
             enum Next { case idle, runQueued, waitForJob }
             let next = state.withLock { state -> Next in
-                if state.isIdle { return .idle }
+                if state.isIdle || state.jobsTaken >= limit { return .idle }
                 guard state.isRunning else { return .runQueued }  // queued since the loop above
                 state.jobEndWaiters.append(jobEnded)
                 return .waitForJob
