@@ -135,11 +135,9 @@ extension Context {
             // to it, their own differences being changes of their own.
             let before = slots[index]?.list ?? []
             reconcileSlot(index)
-            let after = slots[index]?.list ?? []
             let value = newCell.anyValue
             let old = oldCell.anyValue
-            if !before.elementsEqual(after, by: ===)
-                || !holdsOnlyModels(value) && ValueDump.shape(of: old) != ValueDump.shape(of: value) {
+            if !slotIsUnchanged(index, before: before, old: old, new: value) {
                 recordBoxedChangeInSection(index, old: old, new: value)
             }
         } else if newCell.differs(fromSameProperty: oldCell) {
@@ -158,21 +156,3 @@ extension Context {
         }
     }
 }
-
-/// Whether a child slot's value is nothing but its models, in order: a model, an optional model, a
-/// collection of models (an array, `IdentifiedArrayOf`…). Two such values holding the same live
-/// children are the same value; for others (a dictionary's keys, an enum's case, a custom
-/// container's other data) the caller compares their shapes.
-private func holdsOnlyModels(_ value: Any) -> Bool {
-    if value is any Model || value is any OptionalModel { return true }
-    guard let collection = value as? any Collection else { return false }
-    return elementsAreModels(collection)
-}
-
-private func elementsAreModels<C: Collection>(_ collection: C) -> Bool {
-    C.Element.self is any Model.Type
-}
-
-/// An optional model.
-private protocol OptionalModel {}
-extension Optional: OptionalModel where Wrapped: Model {}

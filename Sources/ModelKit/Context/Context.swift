@@ -264,12 +264,21 @@ final class Context: @unchecked Sendable {
         (cell.boundContext ?? self).rejectedWrite(cell.index).map { hierarchy.deferIssue($0) }
     }
 
-    /// Records a change made inside a section; the section's end commits it.
+    /// Records a change made inside a section; the section's end commits it. A child slot left
+    /// holding the same children (see `slotIsUnchanged`) is no change: its record is taken back.
     @usableFromInline
     final func recordChangeInSection<Value>(_ index: Int, old: Value, new: Value) {
+        guard schema.isChildSlot(index) else {
+            return hierarchy.record(makePendingChange(index, old: old, new: new))
+        }
+        let position = hierarchy.pendingChanges.count
         hierarchy.record(makePendingChange(index, old: old, new: new))
-        if schema.isChildSlot(index) {
-            reconcileSlot(index)
+        let before = slots[index]?.list ?? []
+        reconcileSlot(index)
+        if slotIsUnchanged(index, before: before, old: old, new: new),
+           position < hierarchy.pendingChanges.count,
+           hierarchy.pendingChanges[position].context === self, hierarchy.pendingChanges[position].index == index {
+            hierarchy.pendingChanges.remove(at: position)
         }
     }
 

@@ -31,6 +31,21 @@ import Testing
         #expect(back.parts[0].name == "wheel")
     }
 
+    @Test func writingASlotItsOwnChildrenPushesNoEntry() {
+        let log = Log()
+        let editor = UndoEditor(log: log).withAnchor()
+        editor.items = [UndoItem(id: 1, name: "car", log: log)]
+        let stack = editor.node.undoStack
+        stack.undo()
+        stack.redo()
+        #expect(stack.canUndo && !stack.canRedo)
+        editor.items = editor.items
+        editor.items = [UndoItem(id: 1, name: "car", log: log)]
+        // The only entry is still the addition.
+        stack.undo()
+        #expect(editor.items.isEmpty && !stack.canUndo)
+    }
+
     @Test func aRevivedChildIsSetUpAsTheRemovedOneWasAnchored() {
         let log = Log()
         let editor = UndoEditor(log: log).withAnchor()
