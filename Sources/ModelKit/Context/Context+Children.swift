@@ -67,6 +67,9 @@ extension Hierarchy {
             context.state = .destructed
             return context
         }
+        if !schema.registrationErrors.isEmpty, !schema.registrationErrorsReported.exchange(true, ordering: .relaxed) {
+            schema.registrationErrors.forEach(deferIssue)
+        }
         #if DEBUG
         checkRegistration(of: model, schema: schema)
         #endif

@@ -11,7 +11,8 @@ import Synchronization
 /// `\AnySchema.[property: index]`. The pair (registrar, key path) is unique per model instance and
 /// property, so `withObservationTracking` sees exactly the properties read, per model.
 class AnySchema: Observable, @unchecked Sendable {
-    // Safety: immutable after init, except `registrationChecked` (atomic).
+    // Safety: immutable after init, except `registrationChecked` and `registrationErrorsReported`
+    // (atomic).
     let typeName: String
     /// The model type, to tell schemas apart without a cast.
     let modelTypeID: ObjectIdentifier
@@ -34,14 +35,20 @@ class AnySchema: Observable, @unchecked Sendable {
     /// Whether a context holds a model of this type in its own storage (see ``ModelStorage``).
     let holdsModelInPlace: Bool
     let registrationChecked = Atomic<Bool>(false)
+    /// What `register(_:)` got wrong that anchoring reports in every build (properties left out,
+    /// see `refuseForeignStorage`), and whether it was reported.
+    let registrationErrors: [ModelIssue]
+    let registrationErrorsReported = Atomic<Bool>(false)
     /// `\AnySchema.[property: i]` for each property, built once.
     private let observationKeyPaths: [KeyPath<AnySchema, Int>]
 
     init(
         modelType: Any.Type, names: [String], options: [TrackOptions],
         childVisitors: [((AnyCell, inout ContainerVisitor) -> Void)?],
-        retiresValues: Bool, usesInstanceIdentity: Bool, cellOffsets: [Int]?, holdsModelInPlace: Bool
+        retiresValues: Bool, usesInstanceIdentity: Bool, cellOffsets: [Int]?, holdsModelInPlace: Bool,
+        registrationErrors: [ModelIssue] = []
     ) {
+        self.registrationErrors = registrationErrors
         self.typeName = ModelKit.typeName(modelType)
         self.modelTypeID = ObjectIdentifier(modelType)
         self.names = names
@@ -166,6 +173,7 @@ final class Schema<M: Model>: AnySchema, @unchecked Sendable {
         var registrar = ModelRegistrar<M>()
         M.register(&registrar)
         registrar.inferNames(from: instance)
+        let refused = registrar.refuseForeignStorage(of: instance)
         let properties = registrar.properties
         self.properties = properties
         super.init(
@@ -176,7 +184,8 @@ final class Schema<M: Model>: AnySchema, @unchecked Sendable {
             retiresValues: properties.contains { !$0.holdsPlainData },
             usesInstanceIdentity: M.ID.self == ModelID.self,
             cellOffsets: Self.findCellOffsets(in: instance, properties: properties),
-            holdsModelInPlace: ModelStorage.holdsInPlace(M.self)
+            holdsModelInPlace: ModelStorage.holdsInPlace(M.self),
+            registrationErrors: refused
         )
     }
 
