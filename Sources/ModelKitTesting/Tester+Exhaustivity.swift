@@ -2,8 +2,9 @@ import ModelKit
 
 extension Tester {
     /// Reports, as failures at `location`, what was recorded up to `sequence` and not asserted, in
-    /// the categories of ``exhaustivity``; prints the rest when ``showSkippedAssertions`` is set.
-    /// Reported and skipped items are forgotten.
+    /// the categories of the exhaustivity in force when each was recorded (probe calls: of the
+    /// current ``exhaustivity``); prints the rest when ``showSkippedAssertions`` is set. Reported
+    /// and skipped items are forgotten.
     func checkExhaustivity(upTo sequence: UInt64, at location: SourceLocation) {
         let (changes, events, probes, exhaustivity, showSkipped) = state.log.withLock { log in
             // `.private` properties' changes need no assertion (API.md section 11).
@@ -16,22 +17,24 @@ extension Tester {
         let probeCalls = probes.flatMap { probe in probe.takeUnasserted(upTo: sequence).map { (probe, $0) } }
 
         for category in ExhaustivityCategory.allCases {
-            let records = changes.map(\.record).filter { ExhaustivityCategory(of: $0) == category }
-            guard !records.isEmpty else { continue }
-            let lines = FailureMessages.changeLines(records)
-            if exhaustivity.contains(category.exhaustivity) {
-                state.fail(FailureMessages.unasserted(category, lines), at: location)
-            } else if showSkipped {
+            let entries = changes.filter { ExhaustivityCategory(of: $0.record) == category }
+            guard !entries.isEmpty else { continue }
+            let (required, skipped) = entries.split { $0.exhaustivity.contains(category.exhaustivity) }
+            if !required.isEmpty {
+                state.fail(FailureMessages.unasserted(category, FailureMessages.changeLines(required.map(\.record))), at: location)
+            }
+            if !skipped.isEmpty && showSkipped {
+                let lines = FailureMessages.changeLines(skipped.map(\.record))
                 state.printSkipped(FailureMessages.skipped(category.title, lines, test: state.testName, at: state.location))
             }
         }
-        if !events.isEmpty {
-            let lines = events.map { FailureMessages.eventLine($0.record) }
-            if exhaustivity.contains(.events) {
-                state.fail(FailureMessages.unassertedEvents(lines), at: location)
-            } else if showSkipped {
-                state.printSkipped(FailureMessages.skipped("Events", lines, test: state.testName, at: state.location))
-            }
+        let (requiredEvents, skippedEvents) = events.split { $0.exhaustivity.contains(.events) }
+        if !requiredEvents.isEmpty {
+            state.fail(FailureMessages.unassertedEvents(requiredEvents.map { FailureMessages.eventLine($0.record) }), at: location)
+        }
+        if !skippedEvents.isEmpty && showSkipped {
+            let lines = skippedEvents.map { FailureMessages.eventLine($0.record) }
+            state.printSkipped(FailureMessages.skipped("Events", lines, test: state.testName, at: state.location))
         }
         if !probeCalls.isEmpty {
             let lines = probeCalls.map { FailureMessages.probeCallLine($0.0, $0.1) }
@@ -158,5 +161,17 @@ extension Model {
         guard let match else { return false }
         scope?.matchedEvents.insert(match)
         return true
+    }
+}
+
+extension Array {
+    /// The elements for which `isIncluded` holds, and the others, each in order.
+    fileprivate func split(_ isIncluded: (Element) -> Bool) -> (included: [Element], excluded: [Element]) {
+        var included: [Element] = []
+        var excluded: [Element] = []
+        for element in self {
+            if isIncluded(element) { included.append(element) } else { excluded.append(element) }
+        }
+        return (included, excluded)
     }
 }

@@ -205,11 +205,40 @@ extension Model {
             },
             workDidFinish: { [weak state] in state?.workDidFinish() }
         )
-        let model = anchored(testing: support, hooks: [state], dependencies)
-        guard let hierarchy = model.hierarchy else {
-            fatalError("ModelKit: andTester could not anchor \(Self.self).")
-        }
         LiveTesters.add(state)
+        if let refusal = testerRefusal() {
+            state.fail(refusal.message, at: state.location)
+            return (self, Tester(placeholderFor: state, support: support))
+        }
+        let model = anchored(testing: support, hooks: [state], dependencies)
+        // Not anchored after all (its storage shared with another instance): anchoring reported why.
+        guard let hierarchy = model.hierarchy else {
+            return (model, Tester(placeholderFor: state, support: support))
+        }
         return (model, Tester(state: state, root: model, hierarchy: hierarchy))
+    }
+
+    /// Why this model cannot be the root of a tester, if it cannot: it must be a new instance.
+    private func testerRefusal() -> ModelIssue? {
+        let name = typeName(Self.self)
+        let what: String
+        switch lifetime {
+        case .initial: return nil
+        case .anchored: what = "a \(name) that is already anchored"
+        case .destructed: what = "a \(name) that was removed from its hierarchy"
+        case .frozen: what = "a frozen copy of \(name)"
+        }
+        return ModelIssue(
+            "andTester() was called on \(what); a tester anchors the model it drives. The model was left as it is, and the tester drives nothing.",
+            fixes: ["Call andTester() on a new instance: `let (model, tester) = \(name)(…).andTester()`."]
+        )
+    }
+}
+
+extension Tester {
+    /// A tester of a placeholder root, for a model that could not be anchored.
+    convenience init(placeholderFor state: TesterState, support: TestingSupport) {
+        let root = PlaceholderRoot().anchored(testing: support, hooks: [state], { _ in })
+        self.init(state: state, root: root, hierarchy: root.hierarchy!)
     }
 }

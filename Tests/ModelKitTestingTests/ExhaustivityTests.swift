@@ -208,6 +208,20 @@ import Testing
         await tester.finish()
     }
 
+    @Test func withExhaustivityLeavesWhatHappenedBeforeItToTheTestsExhaustivity() async {
+        let (model, tester) = Counter().andTester()
+        model.incrementTapped()  // under `.full`, never asserted
+        await withKnownIssue {
+            await tester.withExhaustivity(.off) {
+                model.name = "skipped"
+                await tester.assert(model.name == "skipped")
+            }
+            await tester.finish()
+        } matching: { issue in
+            text(issue).contains("  Counter.count: 0 → 1\n") && !text(issue).contains("name")
+        }
+    }
+
     @Test func withExhaustivityReturnsTheBodysResult() async {
         let (model, tester) = Counter().andTester()
         let count = await tester.withExhaustivity(.off) {

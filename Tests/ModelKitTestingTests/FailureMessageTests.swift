@@ -25,6 +25,34 @@ import Testing
         }
     }
 
+    @Test func aTesterOfAnAnchoredModelFailsAndLeavesItsHierarchyAlone() async {
+        let app = Counter().withAnchor()
+        await withKnownIssue {
+            let (model, tester) = app.andTester()
+            model.incrementTapped()
+            await tester.finish()
+        } matching: { issue in
+            text(issue) == """
+            andTester() was called on a Counter that is already anchored; a tester anchors the model it drives. The model was left as it is, and the tester drives nothing.
+
+            To fix: Call andTester() on a new instance: `let (model, tester) = Counter(…).andTester()`.
+            """
+        }
+        #expect(app.lifetime == .anchored && app.count == 1)
+    }
+
+    @Test func aTesterOfAModelThatCannotBeAnchoredFailsWithoutCrashing() async {
+        let live = Counter().withAnchor()
+        var copy = live
+        copy.node = ModelNode()
+        await withKnownIssue {
+            let (_, tester) = copy.andTester()
+            await tester.finish()
+        } matching: { issue in
+            text(issue).hasPrefix("Counter.count shares its storage with another model instance")
+        }
+    }
+
     @Test func failedBuilderNamesEachFalsePredicateByItsSource() async {
         let (parent, tester) = Parent().andTester()
         parent.addTapped()

@@ -91,14 +91,32 @@ extension Model {
         _ dependencies: (inout DependencyValues) -> Void
     ) -> Anchor? {
         if node.box.context != nil {
-            reportIssue(ModelIssue(
-                "\(typeName(Self.self)) is already anchored; withAnchor() returned it unchanged.",
-                fixes: [
-                    "Anchor a model once, at the root of its hierarchy.",
-                    "To add a model to an existing hierarchy, assign it to a tracked property of a model in it.",
-                ],
-                fileID: fileID, filePath: filePath, line: line, column: column
-            ))
+            let name = typeName(Self.self)
+            let issue: ModelIssue
+            switch lifetime {
+            case .destructed:
+                issue = ModelIssue(
+                    "\(name) was removed from its hierarchy and cannot be anchored again; withAnchor() returned it unchanged.",
+                    fixes: ["Anchor a new instance: `\(name)(…).withAnchor()`."],
+                    fileID: fileID, filePath: filePath, line: line, column: column
+                )
+            case .frozen:
+                issue = ModelIssue(
+                    "This \(name) is a frozen copy, which cannot be anchored; withAnchor() returned it unchanged.",
+                    fixes: ["Anchor a new instance: `\(name)(…).withAnchor()`, or work with the live model the copy was taken from."],
+                    fileID: fileID, filePath: filePath, line: line, column: column
+                )
+            case .initial, .anchored:
+                issue = ModelIssue(
+                    "\(name) is already anchored; withAnchor() returned it unchanged.",
+                    fixes: [
+                        "Anchor a model once, at the root of its hierarchy.",
+                        "To add a model to an existing hierarchy, assign it to a tracked property of a model in it.",
+                    ],
+                    fileID: fileID, filePath: filePath, line: line, column: column
+                )
+            }
+            reportIssue(issue)
             return nil
         }
         return anchorInNewHierarchy(testing: nil, dependencies)

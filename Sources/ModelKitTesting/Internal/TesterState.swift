@@ -8,6 +8,9 @@ final class TesterState: HierarchyHook, Sendable {
     struct Entry<Record: Sendable>: Sendable {
         let sequence: UInt64
         let record: Record
+        /// What the test had to assert when the entry was recorded: an entry is judged by it, so
+        /// that `withExhaustivity` applies to what happens inside its closure only.
+        let exhaustivity: Exhaustivity
     }
 
     struct Log: Sendable {
@@ -66,7 +69,7 @@ final class TesterState: HierarchyHook, Sendable {
         let sequence = Sequencer.next()
         log.withLock { log in
             if log.isMadeByTheEnd { return }
-            log.changes.append(Entry(sequence: sequence, record: change))
+            log.changes.append(Entry(sequence: sequence, record: change, exhaustivity: log.exhaustivity))
         }
     }
 
@@ -74,7 +77,7 @@ final class TesterState: HierarchyHook, Sendable {
         let sequence = Sequencer.next()
         log.withLock { log in
             if log.isMadeByTheEnd { return }
-            log.events.append(Entry(sequence: sequence, record: event))
+            log.events.append(Entry(sequence: sequence, record: event, exhaustivity: log.exhaustivity))
         }
     }
 

@@ -194,6 +194,22 @@ extension ReportedIssueTests {
             }
         }
 
+        @Test func anchoringARemovedModelOrAFrozenCopySaysWhatItIs() async {
+            await IssueCapture.run(matching: "MisuseItem") { capture in
+                let list = MisuseList().withAnchor()
+                let item = MisuseItem(id: 1)
+                list.single = item
+                let frozen = item.frozenCopy
+                list.single = nil
+                #expect(item.withAnchor().lifetime == .destructed)
+                #expect(frozen.withAnchor().lifetime == .frozen)
+                #expect(capture.messages.map { $0.components(separatedBy: "\n")[0] } == [
+                    "MisuseItem was removed from its hierarchy and cannot be anchored again; withAnchor() returned it unchanged.",
+                    "This MisuseItem is a frozen copy, which cannot be anchored; withAnchor() returned it unchanged.",
+                ])
+            }
+        }
+
         @Test func withDependenciesOnAnAnchoredModelIsReported() async {
             await IssueCapture.run(matching: "MisuseItem") { capture in
                 let item = MisuseItem(id: 1).withAnchor()
