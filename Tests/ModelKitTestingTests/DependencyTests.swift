@@ -44,6 +44,13 @@ import Testing
         #expect(UUID(10).uuidString == "00000000-0000-0000-0000-00000000000A")
     }
 
+    @Test func everyIntSpellsAUUID() {
+        #expect(UUID(10).uuidString == "00000000-0000-0000-0000-00000000000A")
+        #expect(UUID(1 << 48).uuidString == "00000000-0000-0000-0001-000000000000")
+        #expect(UUID(-1).uuidString == "00000000-0000-0000-FFFF-FFFFFFFFFFFF")
+        #expect(UUID(Int.max) != UUID(Int.min))
+    }
+
     @Test func clockIsImmediateByDefault() async {
         let (ticker, tester) = Ticker().andTester(exhaustivity: .off)
         await tester.assert(ticker.ticks >= 3)

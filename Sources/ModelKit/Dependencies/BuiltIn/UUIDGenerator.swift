@@ -45,9 +45,15 @@ public struct UUIDGenerator: Sendable {
 }
 
 extension UUID {
-    /// The UUID whose last 12 hexadecimal digits spell `n`: `00000000-0000-0000-0000-00000000000a` for 10.
+    /// The UUID whose last 16 hexadecimal digits spell `n`'s 64 bits: `00000000-0000-0000-0000-00000000000a`
+    /// for 10 (a negative `n` gives its two's complement, `…-ffff-ffffffffffff` for -1).
     package init(counting n: Int) {
-        self.init(uuidString: "00000000-0000-0000-0000-\(String(format: "%012llx", UInt64(n)))")!
+        let bits = UInt64(bitPattern: Int64(n))
+        func byte(_ index: UInt64) -> UInt8 { UInt8(truncatingIfNeeded: bits >> (8 * (7 - index))) }
+        self.init(uuid: (
+            0, 0, 0, 0, 0, 0, 0, 0,
+            byte(0), byte(1), byte(2), byte(3), byte(4), byte(5), byte(6), byte(7)
+        ))
     }
 }
 
