@@ -31,6 +31,8 @@ final class HierarchyExtras: @unchecked Sendable {
     /// retain one. (Models are left out: a model dependency's value refers back to the hierarchy.)
     @exclusivity(unchecked) var publishedDefaults: [DefaultsSnapshot] = []
     @exclusivity(unchecked) var dependencyModels: [ObjectIdentifier: Context] = [:]
+    /// The model dependency types already reported as belonging to another hierarchy.
+    @exclusivity(unchecked) var reportedForeignDependencies: Set<ObjectIdentifier> = []
     @exclusivity(unchecked) var reportedMissingDependencies: Set<ObjectIdentifier> = []
     /// Undo's state, once a model of the hierarchy tracks undo (Undo/UndoRecording.swift).
     @exclusivity(unchecked) var undo: HierarchyUndo?

@@ -285,11 +285,12 @@ extension Hierarchy {
     @usableFromInline
     func dependencyModel<Key: DependencyKey>(_ key: Key.Type, value: Key.Value, for context: Context) -> Key.Value {
         guard let model = value as? any Model else { return value }
-        return anchorDependency(model, for: context) as! Key.Value
+        return anchorDependency(model, key: key, for: context) as! Key.Value
     }
 
-    private func anchorDependency<M: Model>(_ model: M, for context: Context) -> M {
+    private func anchorDependency<M: Model>(_ model: M, key: Any.Type, for context: Context) -> M {
         if let dependency = model.node.box.context {
+            if dependency.hierarchy !== self { reportForeignDependency(M.self, key: key, usedBy: context) }
             context.noteUsedDependency(dependency)
             return model
         }
@@ -300,6 +301,22 @@ extension Hierarchy {
             }
             if let dependency = model.node.box.context { context.noteUsedDependency(dependency) }
             return model
+        }
+    }
+
+    /// Reports, once per model type, a model dependency that belongs to another hierarchy (or was
+    /// torn down with it): a key whose default is one stored instance, shared by every hierarchy.
+    private func reportForeignDependency<M: Model>(_ type: M.Type, key: Any.Type, usedBy context: Context) {
+        withSection {
+            guard extras.reportedForeignDependencies.insert(ObjectIdentifier(M.self)).inserted else { return }
+            let name = typeName(M.self)
+            deferIssue(ModelIssue(
+                "\(context.typeName) uses the dependency \(typeName(key)), a \(name) that belongs to another hierarchy (or was removed with it); a model dependency is one per hierarchy, and this one is shared with the hierarchy that anchored it first.",
+                fixes: [
+                    "Make the key's default a new instance each time it is read: `static var liveValue: \(name) { \(name)() }` instead of `static let`, and the same for `testValue`.",
+                    "Or override the dependency with a new instance: `withDependencies { $0[\(typeName(key)).self] = \(name)() }`.",
+                ]
+            ))
         }
     }
 }

@@ -247,3 +247,42 @@ private struct ConsumerModel: Model {
         }
     }
 }
+
+/// A model dependency whose default is one stored instance (user error): every hierarchy gets it.
+private struct StoredSettings: Model, DependencyKey {
+    var node = ModelNode<Self>()
+    @Tracked var volume = 1
+
+    static let liveValue = StoredSettings()
+    static let testValue = StoredSettings()
+
+    static func register(_ r: inout ModelRegistrar<Self>) { r.track("volume", \.$volume) }
+}
+
+private struct StoredSettingsReader: Model {
+    var node = ModelNode<Self>()
+
+    var volume: Int { node[StoredSettings.self].volume }
+
+    static func register(_ r: inout ModelRegistrar<Self>) {}
+}
+
+extension ReportedIssueTests {
+    @Suite struct ForeignDependencyTests {
+        @Test func aModelDependencyOfAnotherHierarchyIsReportedOnce() async {
+            await IssueCapture.run(matching: "StoredSettings") { capture in
+                let first = StoredSettingsReader().withAnchor()
+                #expect(first.volume == 1)
+                #expect(capture.messages.isEmpty)
+                let second = StoredSettingsReader().withAnchor()
+                _ = second.volume
+                _ = second.volume
+                #expect(capture.messages.count == 1)
+                #expect(capture.messages.first?.hasPrefix(
+                    "StoredSettingsReader uses the dependency StoredSettings, a StoredSettings that belongs to another hierarchy (or was removed with it)"
+                ) == true)
+                #expect(capture.messages.first?.contains("`static var liveValue: StoredSettings { StoredSettings() }`") == true)
+            }
+        }
+    }
+}
