@@ -7,6 +7,12 @@ extension Hierarchy {
         for issue in registrationIssues(of: model, schema: schema) {
             deferIssue(issue)
         }
+        // Looked for once the section has anchored everything it anchors: a model also placed in a
+        // slot by this write is not hidden.
+        let check: @Sendable () -> Void = { [self] in
+            for issue in hiddenModelIssues(of: model, schema: schema) { report(issue) }
+        }
+        if lock.isHeldByCurrentThread { pendingActions.append(.run(check)) } else { check() }
     }
 }
 

@@ -52,7 +52,13 @@ extension ReportedIssueTests {
         @Test func aKeyPathIntoAStoredModelIsReportedAndTheModelCanStillBeAnchored() async {
             await IssueCapture.run(matching: "ReachingIntoAStoredModel") { capture in
                 let holder = ReachingIntoAStoredModel().withAnchor()
+                #if DEBUG
+                // Debug builds also report the model kept outside a tracked slot.
+                #expect(capture.messages.count == 2)
+                #expect(capture.messages.last?.hasPrefix("ReachingIntoAStoredModel.inner holds a CounterModel model in a property that is not `@Tracked`") == true)
+                #else
                 #expect(capture.messages.count == 1)
+                #endif
                 #expect(capture.messages.first?.contains("tracks \"innerCount\" with a key path that leads outside ReachingIntoAStoredModel's own storage (into the CounterModel in `inner`)") == true)
                 holder.slot = holder.inner
                 #expect(holder.inner.lifetime == .anchored)

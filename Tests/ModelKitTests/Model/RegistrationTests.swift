@@ -91,6 +91,40 @@ private struct ParentOfForgetful: Model {
     }
 }
 
+/// Keeps a model in a plain stored property: it is never anchored.
+private struct PlainlyHoldingModel: Model {
+    var node = ModelNode<Self>()
+    let child = CounterModel()
+
+    static func register(_ r: inout ModelRegistrar<Self>) {}
+}
+
+/// A struct of models that is not a `ModelContainer`, in a tracked property.
+private struct UnvisitedPair: Sendable {
+    var left: CounterModel
+    var right: CounterModel
+}
+
+private struct HoldingAnUnvisitedPair: Model {
+    var node = ModelNode<Self>()
+    @Tracked var pair: UnvisitedPair? = UnvisitedPair(left: CounterModel(), right: CounterModel())
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track("pair", \.$pair)
+    }
+}
+
+/// Refers to a live model placed elsewhere: not hidden.
+private struct ReferringToALiveModel: Model {
+    var node = ModelNode<Self>()
+    let source: CounterModel
+    @Tracked var kids: [CounterModel] = []
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track("kids", \.$kids)
+    }
+}
+
 extension ReportedIssueTests {
     @Suite struct RegistrationTests {
         @Test func correctRegistrationReportsNothing() async {
@@ -170,6 +204,37 @@ extension ReportedIssueTests {
                 }).withAnchor()
                 #expect(reportsSeenByActivations.value == [1])
                 #expect(model.lifetime == .anchored)
+            }
+        }
+
+        @Test func aModelInAPlainStoredPropertyIsReported() async {
+            await IssueCapture.run(matching: "PlainlyHoldingModel") { capture in
+                let model = PlainlyHoldingModel().withAnchor()
+                #expect(model.child.lifetime == .initial)
+                #expect(capture.messages == ["""
+                    PlainlyHoldingModel.child holds a CounterModel model in a property that is not `@Tracked`; the model is never anchored (its onActivate, tasks and observation do not run).
+
+                    To fix: Declare it `@Tracked var child` and register it: `r.track(\\.$child)`.
+                    """])
+            }
+        }
+
+        @Test func modelsInATrackedValueThatIsNotAChildSlotAreReported() async {
+            await IssueCapture.run(matching: "HoldingAnUnvisitedPair") { capture in
+                _ = HoldingAnUnvisitedPair().withAnchor()
+                #expect(capture.messages.count == 1)
+                #expect(capture.messages.first?.hasPrefix(
+                    "HoldingAnUnvisitedPair.pair holds a CounterModel model, but its value is not a child slot ModelKit can see into"
+                ) == true)
+            }
+        }
+
+        @Test func aModelPlacedByTheSameWriteOrAnchoredElsewhereIsNotHidden() async {
+            await IssueCapture.run(matching: "ReferringToALiveModel") { capture in
+                let shared = CounterModel()
+                let model = ReferringToALiveModel(source: shared, kids: [shared]).withAnchor()
+                #expect(model.source.lifetime == .anchored)
+                #expect(capture.messages.isEmpty)
             }
         }
 
