@@ -25,6 +25,16 @@ import Testing
         }
     }
 
+    @Test func aSecondAssertionOnALineShowsItsOwnSource() async {
+        let (model, tester) = Counter().andTester()
+        model.incrementTapped()
+        await withKnownIssue {
+            await tester.assert(model.count == 1); await tester.assert(model.count == 9, timeout: .milliseconds(10))
+        } matching: { issue in
+            text(issue).contains("  model.count == 9\n    expected: 9\n")
+        }
+    }
+
     @Test func aTesterOfAnAnchoredModelFailsAndLeavesItsHierarchyAlone() async {
         let app = Counter().withAnchor()
         await withKnownIssue {

@@ -10,7 +10,9 @@ enum PredicateSource {
 
     /// The text of each predicate of the `assert` (or `unwrap`) called at `location`, `count` of them.
     static func predicates(at location: SourceLocation, count: Int) -> [String]? {
-        guard let text = text(from: location), let call = callArguments(in: text) else { return nil }
+        guard let text = text(from: location), let call = callArguments(in: text, column: Int(location.column)) else {
+            return nil
+        }
         var predicates: [String]
         if let builder = call.builder {
             guard let statements = statements(in: builder) else { return nil }
@@ -72,11 +74,22 @@ enum PredicateSource {
         var builder: String?
     }
 
-    /// The arguments and trailing closure of the first `assert` or `unwrap` call on the first line.
-    private static func callArguments(in text: String) -> Call? {
+    /// The arguments and trailing closure of the `assert` or `unwrap` call on the first line that
+    /// `column` points at: a call's `#column` is where its arguments start, just after its name, so
+    /// this is the last such name ending before it (the first one if none does).
+    private static func callArguments(in text: String, column: Int) -> Call? {
         let firstLine = text.prefix { $0 != "\n" }
-        guard let name = [".assert", ".unwrap"].compactMap({ firstLine.range(of: $0) }).min(by: { $0.lowerBound < $1.lowerBound })
-        else { return nil }
+        var names: [Range<Substring.Index>] = []
+        for name in [".assert", ".unwrap"] {
+            var start = firstLine.startIndex
+            while let found = firstLine.range(of: name, range: start..<firstLine.endIndex) {
+                names.append(found)
+                start = found.upperBound
+            }
+        }
+        names.sort { $0.lowerBound < $1.lowerBound }
+        let before = names.last { firstLine.utf8.distance(from: firstLine.startIndex, to: $0.upperBound) < column }
+        guard let name = before ?? names.first else { return nil }
         var index = name.upperBound
         var call = Call(arguments: "")
         skipSpaces(text, &index, newlines: false)
