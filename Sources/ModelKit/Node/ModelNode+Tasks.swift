@@ -89,7 +89,7 @@ extension ModelNode {
         ) {
             do {
                 if cancelPrevious {
-                    try await forEachCancellingPrevious(sequence, runBody)
+                    try await forEachCancellingPrevious(sequence, cancelled: cancelled, runBody)
                 } else {
                     for try await element in sequence {
                         if cancelled.isSet { break }
@@ -105,10 +105,10 @@ extension ModelNode {
 }
 
 /// Consumes `sequence`, cancelling the running body when a new element arrives and waiting for it
-/// to unwind before starting the next.
+/// to unwind before starting the next. `cancelled` is the work entry's flag (see `forEach`).
 @usableFromInline
 func forEachCancellingPrevious<S: AsyncSequence & Sendable>(
-    _ sequence: S, _ body: @escaping @Sendable (S.Element) async -> Void
+    _ sequence: S, cancelled: CancellationFlag, _ body: @escaping @Sendable (S.Element) async -> Void
 ) async throws where S.Element: Sendable {
     let running = Protected<Task<Void, Never>?>(nil)
     try await withTaskCancellationHandler {
@@ -118,10 +118,14 @@ func forEachCancellingPrevious<S: AsyncSequence & Sendable>(
                 await previous.value
             }
             // Removed or cancelled (before or while the previous body unwound): no body starts.
-            if Task.isCancelled { break }
-            let next = Task(executorPreference: TestingSupport.currentTaskExecutor) { await body(element) }
+            if Task.isCancelled || cancelled.isSet { break }
+            let next = Task(executorPreference: TestingSupport.currentTaskExecutor) {
+                // Nor when the removal came while this task was being started.
+                guard !cancelled.isSet else { return }
+                await body(element)
+            }
             running.withLock { $0 = next }
-            if Task.isCancelled { next.cancel() }
+            if Task.isCancelled || cancelled.isSet { next.cancel() }
         }
         await running.value?.value
     } onCancel: {

@@ -7,15 +7,34 @@ enum CancellationScope {
 
 extension Context {
     /// Registers a work entry; nil if the context no longer accepts work. Caller does not hold the lock.
+    ///
+    /// A model removed (by another thread) while its own `onActivate` runs was torn down before
+    /// that work was registered: the work's cancellation runs at once instead (an `onCancel`
+    /// handler is called, a task does not start), so that every activation still meets its
+    /// teardown. Work started on a removed model otherwise is reported.
     final func registerWork(
         isTask: Bool, onCancel: (@Sendable () -> Void)?, location: SourceLocation
     ) -> Int? {
         let ids = CancellationScope.ids
         // Work started while an `onActivate` runs is activation work, whichever model starts it (a
         // parent's `onActivate` may start work on its child).
-        let fromActivation = ActivationScope.current.value != nil
+        let activating = ActivationScope.current.value
+        let fromActivation = activating != nil
+        var refusal: WriteRefusal?
+        var cancelAtOnce = false
+        defer {
+            if let refusal { reportRefusedWork(refusal, location: location) }
+            if cancelAtOnce, let onCancel { CurrentWork.$owner.withValue(self) { onCancel() } }
+        }
         return lock.withShortLock {
-            guard state.isLive else { return nil }
+            guard state.isLive else {
+                if activating === self && state == .destructed {
+                    cancelAtOnce = true
+                } else {
+                    refusal = writeRefusal
+                }
+                return nil
+            }
             let extras = ensuredExtras
             extras.nextWorkID += 1
             let id = extras.nextWorkID
@@ -25,6 +44,20 @@ extension Context {
             )
             return id
         }
+    }
+
+    /// Reports work started on a removed model or a frozen copy (not by the model's own work
+    /// unwinding after its removal, which is quiet, see `writeRefusal`).
+    private final func reportRefusedWork(_ refusal: WriteRefusal, location: SourceLocation) {
+        let what = refusal == .frozen ? "a frozen copy of \(typeName)" : "a \(typeName) that was removed from its hierarchy"
+        hierarchy.deferIssue(ModelIssue(
+            "Work (a task, forEach, task(id:) or onCancel) was started on \(what); it did not start.",
+            fixes: [
+                "Keep a reference to the model's current place instead of a removed copy.",
+                "Check `model.lifetime == .anchored` before starting work from long-lived callbacks.",
+            ],
+            location: location
+        ))
     }
 
     /// Stores the task of a registered entry; cancels it if the entry is already gone.

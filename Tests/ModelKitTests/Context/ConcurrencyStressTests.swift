@@ -1,3 +1,4 @@
+import Foundation
 import ModelKit
 import Testing
 
@@ -232,6 +233,48 @@ private struct LedgerModel: Model {
         #expect(log.entries(withPrefix: "cancel").count == rounds)
         counts.cancel()
         events.cancel()
+    }
+}
+
+/// Counts its activations and the `onCancel` runs its `onActivate` registers, after a little work.
+private struct SlowlyActivating: Model {
+    var node = ModelNode<Self>()
+    let id: Int
+    let counts: Locked<(activations: Int, cancels: Int)>
+    @Tracked var value = 0
+
+    func onActivate() {
+        counts.withLock { $0.activations += 1 }
+        for _ in 0..<20 {
+            _ = value
+            Thread.yield()
+        }
+        node.onCancel { [counts] in counts.withLock { $0.cancels += 1 } }
+    }
+
+    static func register(_ r: inout ModelRegistrar<Self>) { r.track("value", \.$value) }
+}
+
+private struct SlowlyActivatingList: Model {
+    var node = ModelNode<Self>()
+    @Tracked var items: [SlowlyActivating] = []
+
+    static func register(_ r: inout ModelRegistrar<Self>) { r.track("items", \.$items) }
+}
+
+@Suite struct ActivationRaceTests {
+    @Test func everyActivationMeetsItsOnCancelWhenAnotherThreadRemovesTheModelMeanwhile() async {
+        let counts = Locked<(activations: Int, cancels: Int)>((0, 0))
+        let list = SlowlyActivatingList().withAnchor()
+        let finished = await allFinishWithoutDeadlock([
+            { for id in 0..<1_000 { list.items.append(SlowlyActivating(id: id, counts: counts)) } },
+            { for _ in 0..<1_000 { list.items.removeAll() } },
+        ])
+        #expect(finished)
+        list.items.removeAll()
+        let (activations, cancels) = counts.value
+        // A model removed before its activation is never activated: only the pairs must match.
+        #expect(activations > 0 && cancels == activations, "\(activations) activations, \(cancels) onCancel runs")
     }
 }
 

@@ -194,6 +194,22 @@ extension ReportedIssueTests {
             }
         }
 
+        @Test func workStartedOnARemovedModelOrAFrozenCopyIsReported() async {
+            await IssueCapture.run(matching: "MisuseItem") { capture in
+                let list = MisuseList().withAnchor()
+                let item = MisuseItem(id: 1)
+                list.single = item
+                let frozen = item.frozenCopy
+                list.single = nil
+                item.node.task {}
+                frozen.node.forEach(AsyncStream<Int> { $0.finish() }) { _ in }
+                #expect(capture.messages.map { $0.components(separatedBy: "\n")[0] } == [
+                    "Work (a task, forEach, task(id:) or onCancel) was started on a MisuseItem that was removed from its hierarchy; it did not start.",
+                    "Work (a task, forEach, task(id:) or onCancel) was started on a frozen copy of MisuseItem; it did not start.",
+                ])
+            }
+        }
+
         @Test func anchoringARemovedModelOrAFrozenCopySaysWhatItIs() async {
             await IssueCapture.run(matching: "MisuseItem") { capture in
                 let list = MisuseList().withAnchor()

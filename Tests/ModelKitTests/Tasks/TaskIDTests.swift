@@ -1,3 +1,4 @@
+import Foundation
 import ModelKit
 import ModelKitTesting
 import Testing
@@ -167,5 +168,57 @@ private struct Search: Model {
         #expect(await log.waitFor("caught"))
         model.count = 2
         #expect(await log.waitFor("ran 2"))
+    }
+}
+
+/// Restarts on each query; counts the bodies that start once its teardown has run.
+private struct RacingSearch: Model {
+    var node = ModelNode<Self>()
+    let removed: Locked<Bool>
+    let startedAfterRemoval: AtomicCounter
+    let running: Locked<Int>
+    @Tracked var query = 0
+
+    func onActivate() {
+        node.task(id: query) { [removed, startedAfterRemoval, running] _ in
+            if removed.value { startedAfterRemoval.increment() }
+            running.withLock { $0 += 1 }
+            defer { running.withLock { $0 -= 1 } }
+            await waitForCancellation()
+        }
+        // Runs after the `task(id:)`'s own cancellation, in the same teardown.
+        node.onCancel { [removed] in removed.value = true }
+    }
+
+    static func register(_ r: inout ModelRegistrar<Self>) { r.track("query", \.$query) }
+}
+
+private struct RacingSearchHolder: Model {
+    var node = ModelNode<Self>()
+    @Tracked var search: RacingSearch? = nil
+
+    static func register(_ r: inout ModelRegistrar<Self>) { r.track("search", \.$search) }
+}
+
+@Suite struct TaskIDRemovalRaceTests {
+    @Test func noBodyStartsOnceItsModelIsTornDown() async {
+        let startedAfterRemoval = AtomicCounter()
+        for _ in 0..<30 {
+            let removed = Locked(false)
+            let running = Locked(0)
+            let holder = RacingSearchHolder().withAnchor()
+            let search = RacingSearch(removed: removed, startedAfterRemoval: startedAfterRemoval, running: running)
+            holder.search = search
+            let finished = await allFinishWithoutDeadlock([
+                { for query in 0..<200 where search.lifetime == .anchored { search.query = query } },
+                {
+                    for _ in 0..<20 { Thread.yield() }
+                    holder.search = nil
+                },
+            ])
+            #expect(finished)
+            #expect(await eventually { running.value == 0 })
+        }
+        #expect(startedAfterRemoval.value == 0)
     }
 }
