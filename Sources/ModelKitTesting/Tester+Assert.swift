@@ -131,6 +131,9 @@ extension Tester {
         _ conditions: () -> [Bool], timeout: Duration?, location: SourceLocation, kind: WaitKind,
         isolation: isolated (any Actor)?
     ) async -> String? {
+        if state.log.withLock({ $0.isFinished }) {
+            return FailureMessages.afterTheEnd(kind: kind)
+        }
         let timeout = timeout ?? self.timeout
         let deadline = ContinuousClock.now + timeout
         var hadLastChance = false

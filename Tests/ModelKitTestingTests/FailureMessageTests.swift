@@ -25,6 +25,22 @@ import Testing
         }
     }
 
+    @Test func anAssertionAfterTheEndFailsAtOnceSayingSo() async {
+        let (model, tester) = Counter().andTester()
+        await tester.finish()
+        let start = ContinuousClock.now
+        await withKnownIssue {
+            await tester.assert(model.count == 0)
+        } matching: { issue in
+            text(issue) == """
+            `assert` was called after `tester.finish()`: the test has ended and its models are torn down, so nothing was checked.
+
+            To fix: Move the assertion before `await tester.finish()`.
+            """
+        }
+        #expect(ContinuousClock.now - start < tester.timeout)
+    }
+
     @Test func aSecondAssertionOnALineShowsItsOwnSource() async {
         let (model, tester) = Counter().andTester()
         model.incrementTapped()

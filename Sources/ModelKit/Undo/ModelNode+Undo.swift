@@ -31,7 +31,15 @@ extension ModelNode {
         for keyPath in keyPaths {
             let (_, reads) = AccessRecording.recording { _ = model[keyPath: keyPath] }
             let own = reads.filter { $0.context === context }
-            if own.isEmpty {
+            if own.isEmpty, let storage = model[keyPath: keyPath] as? any AnyTracked {
+                // The `$` form names the property's storage, which reading does not record.
+                let name = DeclaredProperties(of: model).names(of: ObjectIdentifier(storage.anyCell)).first ?? "name"
+                issues.append(ModelIssue(
+                    "\(schema.typeName).node.trackUndo was passed the storage of `\(name)` (`\\.$\(name)`) instead of the property; nothing was tracked for it.",
+                    fixes: ["Pass the property itself: `\\.\(name)`."],
+                    fileID: fileID, filePath: filePath, line: line, column: column
+                ))
+            } else if own.isEmpty {
                 issues.append(ModelIssue(
                     "\(schema.typeName).node.trackUndo(\(keyPath)) names no tracked property of \(schema.typeName); nothing was tracked for it.",
                     fixes: ["Pass a key path to a property registered in `\(schema.typeName).register` (`\\.title`)."],

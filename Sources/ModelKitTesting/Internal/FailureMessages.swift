@@ -209,6 +209,16 @@ enum FailureMessages {
     /// How many values a long chain of changes shows at each of its ends.
     static let chainEnds = 5
 
+    /// An assertion made after the tester finished: its hierarchy is torn down.
+    static func afterTheEnd(kind: Tester.WaitKind) -> String {
+        let call = kind == .assert ? "assert" : "unwrap"
+        return """
+        `\(call)` was called after `tester.finish()`: the test has ended and its models are torn down, so nothing was checked.
+
+        To fix: Move the assertion before `await tester.finish()`.
+        """
+    }
+
     static func eventLine(_ record: EventRecord) -> String {
         "\(record.path) sent \(ValueDump.render(record.event))"
     }

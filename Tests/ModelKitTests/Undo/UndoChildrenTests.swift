@@ -216,6 +216,31 @@ extension ReportedIssueTests {
                 #expect(model.text == "" && model.cursor == 2)
             }
         }
+
+        @Test func trackingAPropertysStorageNamesTheProperty() async {
+            await IssueCapture.run(matching: "UndoStorageModel") { capture in
+                _ = UndoStorageModel().withAnchor()
+                #expect(capture.messages == [
+                    """
+                    UndoStorageModel.node.trackUndo was passed the storage of `title` (`\\.$title`) instead of the property; nothing was tracked for it.
+
+                    To fix: Pass the property itself: `\\.title`.
+                    """,
+                ])
+            }
+        }
+    }
+}
+
+/// Passes a property's storage (`\.$title`) to `trackUndo`.
+struct UndoStorageModel: Model {
+    var node = ModelNode<Self>()
+    @Tracked var title = ""
+
+    func onActivate() { node.trackUndo(\.$title) }
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track(\.$title)
     }
 }
 
