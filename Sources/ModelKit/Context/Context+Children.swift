@@ -102,8 +102,10 @@ extension Hierarchy {
 extension Context {
     /// Brings child slot `index` in step with the cell's current value: anchors new models, keeps
     /// live ones, continues a live child from a new instance with its id, and removes the rest.
-    final func reconcileSlot(_ index: Int) {
-        guard state.isLive, let cell = cell(index) else { return }
+    /// Returns whether the slot holds the same children as before, in the same order.
+    @discardableResult
+    final func reconcileSlot(_ index: Int) -> Bool {
+        guard state.isLive, let cell = cell(index) else { return false }
         hierarchy.structureVersion &+= 1
         let stamp = hierarchy.nextStamp()
         // Taken out of `slots` so that the sink holds the only reference to the children's list and
@@ -114,6 +116,7 @@ extension Context {
         existing.byID = IDIndex()
         var visitor = ContainerVisitor(sink: sink)
         schema.visitChildren(index, cell: cell, &visitor)
+        let holdsSameChildren = sink.metOnlyThePreviousChildren
 
         // The kept children are already in order; place the others (shared, new, continued) among
         // them. Every decision that reads this pass's stamps is taken first: continuing a child or
@@ -227,6 +230,7 @@ extension Context {
         existing.list = list
         if !list.isEmpty { slots[index] = existing }
         childrenDidChange()
+        return holdsSameChildren
     }
 
     /// What a reconciliation does with a model of the new value that is not simply kept.

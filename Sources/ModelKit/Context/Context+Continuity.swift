@@ -133,11 +133,10 @@ extension Context {
             // The slot is a change when its children changed, or when what it holds beside its
             // models (a key, an enum case, other data) did: continued children alone are no change
             // to it, their own differences being changes of their own.
-            let before = slots[index]?.list ?? []
-            reconcileSlot(index)
+            let holdsSameChildren = reconcileSlot(index)
             let value = newCell.anyValue
             let old = oldCell.anyValue
-            if !slotIsUnchanged(index, before: before, old: old, new: value) {
+            if !slotIsUnchanged(holdsSameChildren: holdsSameChildren, old: old, new: value) {
                 recordBoxedChangeInSection(index, old: old, new: value)
             }
         } else if newCell.differs(fromSameProperty: oldCell) {

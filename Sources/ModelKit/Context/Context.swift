@@ -265,20 +265,22 @@ final class Context: @unchecked Sendable {
     }
 
     /// Records a change made inside a section; the section's end commits it. A child slot left
-    /// holding the same children (see `slotIsUnchanged`) is no change: its record is taken back.
+    /// holding the same children (see `slotIsUnchanged`) is no change, and records nothing.
     @usableFromInline
     final func recordChangeInSection<Value>(_ index: Int, old: Value, new: Value) {
         guard schema.isChildSlot(index) else {
             return hierarchy.record(makePendingChange(index, old: old, new: new))
         }
+        // Recorded once reconciled, where the write came: before the changes of the children it
+        // continued (at the end, the usual case, but for a same-id refresh).
         let position = hierarchy.pendingChanges.count
-        hierarchy.record(makePendingChange(index, old: old, new: new))
-        let before = slots[index]?.list ?? []
-        reconcileSlot(index)
-        if slotIsUnchanged(index, before: before, old: old, new: new),
-           position < hierarchy.pendingChanges.count,
-           hierarchy.pendingChanges[position].context === self, hierarchy.pendingChanges[position].index == index {
-            hierarchy.pendingChanges.remove(at: position)
+        let holdsSameChildren = reconcileSlot(index)
+        if slotIsUnchanged(holdsSameChildren: holdsSameChildren, old: old, new: new) { return }
+        let change = makePendingChange(index, old: old, new: new)
+        if position == hierarchy.pendingChanges.count {
+            hierarchy.record(change)
+        } else {
+            hierarchy.pendingChanges.insert(change, at: position)
         }
     }
 

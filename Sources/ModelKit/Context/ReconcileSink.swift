@@ -106,6 +106,13 @@ final class ReconcileSink: VisitSink {
         }
     }
 
+    /// Whether the models met are the slot's previous children, in their order, and nothing else:
+    /// the write left the slot holding the same children (those continued by new instances
+    /// included). Call after the visit, before `takeKept()`.
+    var metOnlyThePreviousChildren: Bool {
+        !diverged && prefixCount == previous.count && kept.isEmpty && others.isEmpty && anchoredInOrder.isEmpty
+    }
+
     /// How many children are kept so far (the children anchored in order count as kept).
     private var keptCount: Int { prefixCount + kept.count + anchoredInOrder.count }
 

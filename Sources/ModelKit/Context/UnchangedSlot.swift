@@ -1,21 +1,12 @@
 // Whether a write to a child slot changed it: a slot holding the same live children as before is
 // no change (`items = items`, a refresh whose children all continue), only theirs are.
 
-extension Context {
-    /// Whether child slot `index`, reconciled from `before` (its children before the write), holds
-    /// the same live children in the same order, and, when its value holds more than its models
-    /// (a dictionary's keys, an enum's case, a custom container's other data), the same shape.
-    /// Caller holds the section.
-    @inline(__always)
-    final func slotIsUnchanged<Value>(_ index: Int, before: [Context], old: Value, new: Value) -> Bool {
-        slotHoldsSameChildren(index, before: before) && slotValueIsUnchanged(old: old, new: new)
-    }
-
-    /// Whether child slot `index` holds the children of `before`, in order. Caller holds the section.
-    final func slotHoldsSameChildren(_ index: Int, before: [Context]) -> Bool {
-        let after = slots[index]?.list ?? []
-        return before.count == after.count && before.elementsEqual(after, by: ===)
-    }
+/// Whether a write that left a child slot holding the same children (`Context.reconcileSlot`'s
+/// result) left it as it was: when its value holds more than its models (a dictionary's keys, an
+/// enum's case, a custom container's other data), that has the same shape too.
+@inline(__always)
+func slotIsUnchanged<Value>(holdsSameChildren: Bool, old: Value, new: Value) -> Bool {
+    holdsSameChildren && slotValueIsUnchanged(old: old, new: new)
 }
 
 /// Whether two values of a child slot that hold the same children are the same value.
