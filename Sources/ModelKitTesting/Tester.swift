@@ -221,15 +221,10 @@ extension Model {
     /// Why this model cannot be the root of a tester, if it cannot: it must be a new instance.
     private func testerRefusal() -> ModelIssue? {
         let name = typeName(Self.self)
-        let what: String
-        switch lifetime {
-        case .initial: return nil
-        case .anchored: what = "a \(name) that is already anchored"
-        case .destructed: what = "a \(name) that was removed from its hierarchy"
-        case .frozen: what = "a frozen copy of \(name)"
-        }
+        let state = lifetime
+        guard state != .initial else { return nil }
         return ModelIssue(
-            "andTester() was called on \(what); a tester anchors the model it drives. The model was left as it is, and the tester drives nothing.",
+            "andTester() was called on \(state.describing(name)); a tester anchors the model it drives. The model was left as it is, and the tester drives nothing.",
             fixes: ["Call andTester() on a new instance: `let (model, tester) = \(name)(…).andTester()`."]
         )
     }

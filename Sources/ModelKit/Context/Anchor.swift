@@ -92,22 +92,15 @@ extension Model {
     ) -> Anchor? {
         if node.box.context != nil {
             let name = typeName(Self.self)
-            let issue: ModelIssue
-            switch lifetime {
-            case .destructed:
-                issue = ModelIssue(
-                    "\(name) was removed from its hierarchy and cannot be anchored again; withAnchor() returned it unchanged.",
+            let state = lifetime
+            let issue = if state == .destructed || state == .frozen {
+                ModelIssue(
+                    "withAnchor() was called on \(state.describing(name)), which cannot be anchored; it was returned unchanged.",
                     fixes: ["Anchor a new instance: `\(name)(…).withAnchor()`."],
                     fileID: fileID, filePath: filePath, line: line, column: column
                 )
-            case .frozen:
-                issue = ModelIssue(
-                    "This \(name) is a frozen copy, which cannot be anchored; withAnchor() returned it unchanged.",
-                    fixes: ["Anchor a new instance: `\(name)(…).withAnchor()`, or work with the live model the copy was taken from."],
-                    fileID: fileID, filePath: filePath, line: line, column: column
-                )
-            case .initial, .anchored:
-                issue = ModelIssue(
+            } else {
+                ModelIssue(
                     "\(name) is already anchored; withAnchor() returned it unchanged.",
                     fixes: [
                         "Anchor a model once, at the root of its hierarchy.",

@@ -24,3 +24,16 @@ public enum ModelLifetime: Hashable, Sendable, CustomStringConvertible {
         }
     }
 }
+
+extension ModelLifetime {
+    /// How a report names a model of type `name` in this stage: "a Counter that is already
+    /// anchored", "a Counter that was removed from its hierarchy", "a frozen copy of Counter".
+    package func describing(_ name: String) -> String {
+        switch self {
+        case .initial: "a \(name) that is not anchored"
+        case .anchored: "a \(name) that is already anchored"
+        case .destructed: "a \(name) that was removed from its hierarchy"
+        case .frozen: "a frozen copy of \(name)"
+        }
+    }
+}

@@ -49,9 +49,9 @@ extension Context {
     /// Reports work started on a removed model or a frozen copy (not by the model's own work
     /// unwinding after its removal, which is quiet, see `writeRefusal`).
     private final func reportRefusedWork(_ refusal: WriteRefusal, location: SourceLocation) {
-        let what = refusal == .frozen ? "a frozen copy of \(typeName)" : "a \(typeName) that was removed from its hierarchy"
+        let state: ModelLifetime = refusal == .frozen ? .frozen : .destructed
         hierarchy.deferIssue(ModelIssue(
-            "Work (a task, forEach, task(id:) or onCancel) was started on \(what); it did not start.",
+            "Work (a task, forEach, task(id:) or onCancel) was started on \(state.describing(typeName)); it did not start.",
             fixes: [
                 "Keep a reference to the model's current place instead of a removed copy.",
                 "Check `model.lifetime == .anchored` before starting work from long-lived callbacks.",

@@ -194,13 +194,19 @@ extension ReportedIssueTests {
             }
         }
 
+        /// A model removed from its hierarchy, and a frozen copy taken of it while it was anchored.
+        private func removedModelAndFrozenCopy() -> (removed: MisuseItem, frozen: MisuseItem) {
+            let list = MisuseList().withAnchor()
+            let item = MisuseItem(id: 1)
+            list.single = item
+            let frozen = item.frozenCopy
+            list.single = nil
+            return (item, frozen)
+        }
+
         @Test func workStartedOnARemovedModelOrAFrozenCopyIsReported() async {
             await IssueCapture.run(matching: "MisuseItem") { capture in
-                let list = MisuseList().withAnchor()
-                let item = MisuseItem(id: 1)
-                list.single = item
-                let frozen = item.frozenCopy
-                list.single = nil
+                let (item, frozen) = removedModelAndFrozenCopy()
                 item.node.task {}
                 frozen.node.forEach(AsyncStream<Int> { $0.finish() }) { _ in }
                 #expect(capture.messages.map { $0.components(separatedBy: "\n")[0] } == [
@@ -212,16 +218,12 @@ extension ReportedIssueTests {
 
         @Test func anchoringARemovedModelOrAFrozenCopySaysWhatItIs() async {
             await IssueCapture.run(matching: "MisuseItem") { capture in
-                let list = MisuseList().withAnchor()
-                let item = MisuseItem(id: 1)
-                list.single = item
-                let frozen = item.frozenCopy
-                list.single = nil
+                let (item, frozen) = removedModelAndFrozenCopy()
                 #expect(item.withAnchor().lifetime == .destructed)
                 #expect(frozen.withAnchor().lifetime == .frozen)
                 #expect(capture.messages.map { $0.components(separatedBy: "\n")[0] } == [
-                    "MisuseItem was removed from its hierarchy and cannot be anchored again; withAnchor() returned it unchanged.",
-                    "This MisuseItem is a frozen copy, which cannot be anchored; withAnchor() returned it unchanged.",
+                    "withAnchor() was called on a MisuseItem that was removed from its hierarchy, which cannot be anchored; it was returned unchanged.",
+                    "withAnchor() was called on a frozen copy of MisuseItem, which cannot be anchored; it was returned unchanged.",
                 ])
             }
         }
