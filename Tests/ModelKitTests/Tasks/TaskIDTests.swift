@@ -203,14 +203,14 @@ private struct RacingSearchHolder: Model {
 @Suite struct TaskIDRemovalRaceTests {
     @Test func noBodyStartsOnceItsModelIsTornDown() async {
         let startedAfterRemoval = AtomicCounter()
-        for _ in 0..<30 {
+        for _ in 0..<20 {
             let removed = Locked(false)
             let running = Locked(0)
             let holder = RacingSearchHolder().withAnchor()
             let search = RacingSearch(removed: removed, startedAfterRemoval: startedAfterRemoval, running: running)
             holder.search = search
             let finished = await allFinishWithoutDeadlock([
-                { for query in 0..<200 where search.lifetime == .anchored { search.query = query } },
+                { for query in 0..<120 where search.lifetime == .anchored { search.query = query } },
                 {
                     for _ in 0..<20 { Thread.yield() }
                     holder.search = nil
