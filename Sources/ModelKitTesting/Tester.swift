@@ -126,8 +126,10 @@ public final class Tester: Sendable {
         completeFinishing(testerReleased: true)
     }
 
-    /// How many jobs the end of a test runs before it cancels the `onActivate` work.
-    private static let jobsBeforeTheEnd = 1_000
+    /// How many jobs the end of a test runs before it cancels the `onActivate` work: enough for
+    /// reactions to the last action (a job or a few each), few enough that a timer on the
+    /// immediate clock or a feedback loop does not hold the test's thread.
+    private static let jobsBeforeTheEnd = 100
 
     private func beginFinishing() -> Bool {
         state.log.withLock { log in

@@ -201,7 +201,7 @@ final class StreamStorage<Element: Sendable>: @unchecked Sendable {
     /// The first of the elements buffered, which `batch` (empty) takes all at once; nil once the
     /// stream has ended (or the waiting task is cancelled). Waits when nothing is buffered.
     ///
-    /// A reader that finds elements buffered a thousand times in a row without ever waiting yields
+    /// A reader that finds elements buffered 256 times in a row without ever waiting yields
     /// its thread once: a loop whose body writes what it observes (a feedback loop, user error)
     /// then still lets the other jobs of its executor run, and a Tester settling it reaches its
     /// timeout instead of hanging.

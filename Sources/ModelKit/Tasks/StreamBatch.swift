@@ -31,12 +31,12 @@ final class StreamBatch<Element: Sendable> {
         return element
     }
 
-    /// Counts a refill that found elements buffered; true once every 1,024 such refills in a row,
+    /// Counts a refill that found elements buffered; true once every 256 such refills in a row,
     /// when the reader should yield its thread (see ``StreamStorage/next(refilling:isolation:)``).
     @inlinable
     func countRefillWithoutWaiting() -> Bool {
         refillsWithoutWaiting &+= 1
-        guard refillsWithoutWaiting >= 1_024 else { return false }
+        guard refillsWithoutWaiting >= 256 else { return false }
         refillsWithoutWaiting = 0
         return true
     }
