@@ -7,16 +7,17 @@ extension ModelRegistrar {
     /// Runs once per type, when its schema is built, after the names are inferred.
     mutating func refuseForeignStorage(of sample: M) -> [ModelIssue] {
         let modelName = typeName(M.self)
-        let nestedModels = Mirror(reflecting: sample).children.compactMap { child -> (String, any Model)? in
+        // The models `sample` holds in its own stored properties, with the storage they declare.
+        let nestedModels = Mirror(reflecting: sample).children.compactMap { child -> (label: String, type: String, cells: Set<ObjectIdentifier>)? in
             guard let label = child.label, let model = child.value as? any Model else { return nil }
-            return (label, model)
+            return (label, typeName(type(of: model)), Set(DeclaredProperties(of: model).entries.map(\.cell)))
         }
         var issues: [ModelIssue] = []
         properties.removeAll { property in
             let cell = property.cellOf(sample)
-            let owner = nestedModels.first { !DeclaredProperties(of: $0.1).names(of: ObjectIdentifier(cell)).isEmpty }
-            if owner == nil && isStored(cell, inline: sample) { return false }
-            let place = owner.map { "into the \(typeName(type(of: $0.1))) in `\($0.0)`" }
+            let owner = nestedModels.first { $0.cells.contains(ObjectIdentifier(cell)) }
+            if owner == nil && !wordOffsets(of: cell, in: sample).isEmpty { return false }
+            let place = owner.map { "into the \($0.type) in `\($0.label)`" }
                 ?? "through another model's tracked property, a class or a collection"
             issues.append(ModelIssue(
                 "\(modelName).register(_:) tracks \"\(property.name)\" with a key path that leads outside \(modelName)'s own storage (\(place)); it is not tracked.",
@@ -31,17 +32,18 @@ extension ModelRegistrar {
     }
 }
 
-/// Whether the reference to `cell` is one of the words of `model`'s value: the storage of one of
-/// its own properties, or of a property of a struct it holds inline.
-private func isStored<M>(_ cell: AnyCell, inline model: M) -> Bool {
+/// The offsets of the words of `instance`'s value that hold a reference to `cell`: where a
+/// property's storage sits when it is one of the value's own (or of a struct it holds inline).
+func wordOffsets<M>(of cell: AnyCell, in instance: M) -> [Int] {
     let target = UnsafeRawPointer(Unmanaged.passUnretained(cell).toOpaque())
-    return withUnsafePointer(to: model) { pointer in
+    return withUnsafePointer(to: instance) { pointer in
         let raw = UnsafeRawPointer(pointer)
+        var offsets: [Int] = []
         var offset = 0
         while offset + MemoryLayout<UnsafeRawPointer>.size <= MemoryLayout<M>.size {
-            if raw.loadUnaligned(fromByteOffset: offset, as: UnsafeRawPointer.self) == target { return true }
+            if raw.loadUnaligned(fromByteOffset: offset, as: UnsafeRawPointer.self) == target { offsets.append(offset) }
             offset += MemoryLayout<UnsafeRawPointer>.alignment
         }
-        return false
+        return offsets
     }
 }

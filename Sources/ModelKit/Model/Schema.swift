@@ -282,27 +282,15 @@ final class Schema<M: Model>: AnySchema, @unchecked Sendable {
     /// Finds where each property's storage reference sits in `instance`: the one word equal to the
     /// reference the key path yields. Any doubt (not found, found twice) falls back to key paths.
     private static func findCellOffsets(in instance: M, properties: [PropertyDescriptor<M>]) -> [Int]? {
-        let size = MemoryLayout<M>.size
-        let step = MemoryLayout<UnsafeRawPointer>.alignment
-        let targets = properties.map { UnsafeRawPointer(Unmanaged.passUnretained($0.cellOf(instance)).toOpaque()) }
-        guard Set(targets).count == targets.count else { return nil }
-        return withUnsafePointer(to: instance) { pointer -> [Int]? in
-            let raw = UnsafeRawPointer(pointer)
-            var offsets: [Int] = []
-            for target in targets {
-                var matches: [Int] = []
-                var offset = 0
-                while offset + MemoryLayout<UnsafeRawPointer>.size <= size {
-                    if raw.loadUnaligned(fromByteOffset: offset, as: UnsafeRawPointer.self) == target {
-                        matches.append(offset)
-                    }
-                    offset += step
-                }
-                guard matches.count == 1 else { return nil }
-                offsets.append(matches[0])
-            }
-            return offsets
+        let cells = properties.map { $0.cellOf(instance) }
+        guard Set(cells.map(ObjectIdentifier.init)).count == cells.count else { return nil }
+        var offsets: [Int] = []
+        for cell in cells {
+            let matches = wordOffsets(of: cell, in: instance)
+            guard matches.count == 1 else { return nil }
+            offsets.append(matches[0])
         }
+        return offsets
     }
 }
 
