@@ -170,12 +170,16 @@ private struct LedgerModel: Model {
     @Test func streamCreatedDuringWritesStartsWithTheCurrentValueAndStaysInOrder() async {
         let ledger = LedgerModel().withAnchor()
         let stop = Locked(false)
-        let writer = Task.detached {
+        let writerEnded = Locked(false)
+        // A thread of its own, not a task: a loop that never suspends would hold one of the
+        // cooperative pool's two threads for the whole test and stall every test beside it.
+        Thread {
             // Bounded; the readers below stop it long before.
             for _ in 0..<50_000_000 where !stop.value {
                 ledger.count += 1
             }
-        }
+            writerEnded.value = true
+        }.start()
         var outOfOrder: [(Int, Int)] = []
         for _ in 0..<40 {
             var iterator = ledger.change(of: \.count).makeAsyncIterator()
@@ -183,7 +187,7 @@ private struct LedgerModel: Model {
             if second <= first { outOfOrder.append((first, second)) }
         }
         stop.value = true
-        await writer.value
+        #expect(await eventually { writerEnded.value })
         #expect(outOfOrder.isEmpty, "first two values out of order: \(outOfOrder.prefix(5))")
     }
 

@@ -173,6 +173,8 @@ extension ReportedIssueTests {
                     }
                     #expect(list.rows.map(\.id.value) == order, "step \(step)")
                     #expect(capture.messages.count == reported, "step \(step)")
+                    // Lets the tests queued behind this long synchronous walk run now and then.
+                    if step % 16 == 15 { await Task.yield() }
                 }
                 #expect(live.values.allSatisfy { $0.lifetime == .anchored })
             }
