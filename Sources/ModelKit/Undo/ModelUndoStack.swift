@@ -36,9 +36,15 @@ public struct ModelUndoStack: Model {
     /// let editor = Editor().withAnchor { $0.undoStack = ModelUndoStack(limit: 20) }
     /// ```
     ///
-    /// - Parameter limit: The most entries kept (100 by default).
+    /// - Parameter limit: The most entries kept (100 by default). A negative limit is reported
+    ///   and treated as 0 (a stack that keeps nothing).
     public init(limit: Int = 100) {
-        history = UndoHistory(limit: limit)
+        if limit < 0 {
+            reportIssue(ModelIssue(
+                "ModelUndoStack(limit: \(limit)): a limit below 0 keeps no entries; the stack uses 0.",
+                fixes: ["Pass the most entries to keep, 0 or more (100 by default)."]))
+        }
+        history = UndoHistory(limit: max(limit, 0))
         history.flagCells = (_canUndo.cell, _canRedo.cell)
     }
 

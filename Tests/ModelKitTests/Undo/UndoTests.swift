@@ -201,3 +201,18 @@ import Testing
         await tester.finish()
     }
 }
+
+extension ReportedIssueTests {
+    @Suite struct UndoLimitMisuse {
+        @Test func aNegativeLimitIsReportedAndKeepsNothing() async {
+            await IssueCapture.run(matching: "ModelUndoStack(limit: -1)") { capture in
+                let editor = UndoEditor().withAnchor { $0.undoStack = ModelUndoStack(limit: -1) }
+                #expect(capture.messages.count == 1)
+                #expect(capture.messages.first?.contains("uses 0") == true)
+                #expect(editor.node.undoStack.limit == 0)
+                editor.count = 1
+                #expect(!editor.node.undoStack.canUndo)
+            }
+        }
+    }
+}
