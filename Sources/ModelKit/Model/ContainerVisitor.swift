@@ -149,9 +149,24 @@ public struct ContainerVisitor {
         }
         if let label = Self.caseLabel(of: container) {
             withComponent(".\(label)") { container.visit(&$0) }
-        } else {
-            container.visit(&self)
+            return
         }
+        // A struct (or class) container: each stored property that is a container is visited
+        // under its name (`.left`), then the container's own visit, for models held where no
+        // property shows them (a tuple, a computed property). The path's reader takes a model's
+        // first path, so a model met twice keeps the named one.
+        let mirror = Mirror(reflecting: container)
+        if mirror.displayStyle == .struct || mirror.displayStyle == .class {
+            for child in mirror.children {
+                guard let label = child.label, let field = child.value as? any ModelContainer else { continue }
+                withComponent(".\(label)") { $0.visitField(field) }
+            }
+        }
+        container.visit(&self)
+    }
+
+    private mutating func visitField<C: ModelContainer>(_ field: C) {
+        visit(field)
     }
 
     @usableFromInline

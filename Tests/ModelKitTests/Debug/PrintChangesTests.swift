@@ -25,6 +25,29 @@ private enum Route: ModelContainer, Sendable {
     }
 }
 
+private struct Panes: ModelContainer, Sendable {
+    var main: CounterModel
+    var side: CounterModel?
+    var extras: [CounterModel] = []
+
+    func visit(_ visitor: inout ContainerVisitor) {
+        visitor.visit(main)
+        visitor.visit(side)
+        visitor.visit(elementsOf: extras)
+    }
+}
+
+private struct PanesModel: Model {
+    var node = ModelNode<Self>()
+    @Tracked var panes = Panes(main: CounterModel(), side: CounterModel())
+    @Tracked var route: Route = .settings
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track("panes", \.$panes)
+        r.track("route", \.$route)
+    }
+}
+
 private struct AppModel: Model {
     var node = ModelNode<Self>()
     @Tracked var counters: [CounterRow] = []
@@ -114,6 +137,22 @@ private final class Printer: Sendable {
             "AppModel.selected.count: 0 → 1",
             "AppModel.byName[\"blob\"].count: 0 → 2",
             "AppModel.route.detail.count: 0 → 3",
+        ])
+        printing.cancel()
+    }
+
+    @Test func pathsNameTheFieldsOfAStructContainer() {
+        let model = PanesModel().withAnchor()
+        model.panes.extras = [CounterModel(), CounterModel()]
+        let printer = Printer()
+        let printing = model._printChanges(to: printer.print)
+        model.panes.main.count = 1
+        model.panes.side?.count = 2
+        model.panes.extras[1].count = 3
+        #expect(printer.all == [
+            "PanesModel.panes.main.count: 0 → 1",
+            "PanesModel.panes.side.count: 0 → 2",
+            "PanesModel.panes.extras[1].count: 0 → 3",
         ])
         printing.cancel()
     }
