@@ -88,6 +88,11 @@ class KeyedEntry {
     /// Whether this is an environment entry holding a value set by its model. Caller holds the lock.
     var setsOwnValue: Bool { false }
 
+    /// Sets the value this model set (its own environment value, its contribution) on another
+    /// context, for undo's detached copy; nil when it set none. Caller holds the lock; so does the
+    /// restorer's caller.
+    func restorer() -> (@Sendable (Context) -> Void)? { nil }
+
     /// The value last read here (the resolved environment value, the folded preference), for a
     /// failed assertion's list of what it read; nil if none is cached. Caller holds the lock.
     var lastReadValue: Any? { nil }

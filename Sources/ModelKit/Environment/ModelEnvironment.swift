@@ -202,6 +202,14 @@ final class EnvironmentEntry<Value: Sendable>: EnvironmentCache {
 
     override var setsOwnValue: Bool { own != nil }
 
+    override func restorer() -> (@Sendable (Context) -> Void)? {
+        guard let own else { return nil }
+        let (keyID, name, defaultValue) = (keyID, name, defaultValue)
+        return { context in
+            context.environmentEntry(keyID: keyID, name: name, defaultValue: defaultValue).own = own
+        }
+    }
+
     override var lastReadValue: Any? { (own ?? cached).map { $0 as Any } }
 
     override func inheritsAnotherValue(in context: Context) -> Bool {
@@ -223,13 +231,25 @@ extension Context {
         if let entry = extras?.values?.environment[ObjectIdentifier(key)] {
             return unsafeDowncast(entry, to: EnvironmentEntry<Key.Value>.self)
         }
-        let name = "environment." + keyDisplayName(key, suffixes: environmentSuffixes)
+        return environmentEntry(
+            keyID: ObjectIdentifier(key), name: "environment." + keyDisplayName(key, suffixes: environmentSuffixes),
+            defaultValue: Key.defaultValue
+        )
+    }
+
+    /// This context's entry for the key `keyID`, created on first use. Caller holds the lock.
+    final func environmentEntry<Value: Sendable>(
+        keyID: ObjectIdentifier, name: String, defaultValue: Value
+    ) -> EnvironmentEntry<Value> {
+        if let entry = extras?.values?.environment[keyID] {
+            return unsafeDowncast(entry, to: EnvironmentEntry<Value>.self)
+        }
         let entry = addEntry(.environment) {
-            EnvironmentEntry<Key.Value>(index: $0, name: name, keyID: ObjectIdentifier(key), defaultValue: Key.defaultValue)
+            EnvironmentEntry<Value>(index: $0, name: name, keyID: keyID, defaultValue: defaultValue)
         }
         hierarchy.readsEnvironment = true
-        ensuredValues.environment[ObjectIdentifier(key)] = entry
-        ensuredValues.environmentCaches.append((ObjectIdentifier(key), entry))
+        ensuredValues.environment[keyID] = entry
+        ensuredValues.environmentCaches.append((keyID, entry))
         return entry
     }
 

@@ -186,6 +186,11 @@ final class PreferenceEntry<Key: ModelPreferenceKey>: PreferenceFold {
     @usableFromInline @exclusivity(unchecked) var folded: Key.Value?
 
     override var lastReadValue: Any? { isValid ? folded.map { $0 as Any } : nil }
+
+    override func restorer() -> (@Sendable (Context) -> Void)? {
+        guard let contribution else { return nil }
+        return { context in context.preferenceEntry(Key.self).contribution = contribution }
+    }
     /// The combination of each block of children (nil: none of them contributes).
     @usableFromInline @exclusivity(unchecked) var blockPieces: [Key.Value?] = []
 

@@ -105,7 +105,11 @@ final class NodeBox: @unchecked Sendable {
         var dependencies: [@Sendable (inout DependencyValues) -> Void] = []
         var activations: [@Sendable (Any) -> Void] = []
         var printers: [@Sendable (String) -> Void] = []
+        /// The environment values and preference contributions a removed model had set, which
+        /// undo's detached copy of it restores into the context that brings it back (see
+        /// `Model.detachedCopy()`). Applied when the context is made, under the lock.
+        var keyedValues: [@Sendable (Context) -> Void] = []
 
-        var isEmpty: Bool { dependencies.isEmpty && activations.isEmpty && printers.isEmpty }
+        var isEmpty: Bool { dependencies.isEmpty && activations.isEmpty && printers.isEmpty && keyedValues.isEmpty }
     }
 }

@@ -22,7 +22,17 @@ extension Model {
         let box = NodeBox(id: node.box.id)
         // Set up like the instance it copies: the modifiers it was anchored with (or, for a copy of
         // a copy, those the copy holds).
-        let modifiers = node.box.context.map { $0.extras?.anchoredModifiers } ?? node.box.copyOfModifiers()
+        let context = node.box.context
+        var modifiers = context.map { $0.extras?.anchoredModifiers } ?? node.box.copyOfModifiers()
+        // And the environment values and preference contributions it set: the model comes back
+        // with them (a copy of a copy has them among its modifiers already).
+        if let values = context?.extras?.values {
+            let restorers = (values.orderedEnvironment + values.orderedPreferences).compactMap { $0.restorer() }
+            if !restorers.isEmpty {
+                modifiers = modifiers ?? NodeBox.Modifiers()
+                modifiers?.keyedValues = restorers
+            }
+        }
         if let modifiers { _ = box.addModifier { $0 = modifiers } }
         copy.node = ModelNode(box: box)
         for property in schema.properties {

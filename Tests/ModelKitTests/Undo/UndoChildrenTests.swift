@@ -261,3 +261,59 @@ private enum RevivalLimitKey: DependencyKey {
     static let liveValue = 0
     static let testValue = 0
 }
+
+/// A child brought back by undo has the environment values and preference contributions it had set.
+@Suite struct UndoKeyedValuesTests {
+    @Test func aRevivedChildKeepsTheEnvironmentValuesAndContributionsItSet() {
+        let log = Log()
+        let editor = UndoEditor(log: log).withAnchor()
+        editor.items.append(UndoItem(id: 1, name: "car", parts: [UndoItem(id: 11, name: "wheel", log: log)], log: log))
+        let item = editor.items[0]
+        item.node.environment.theme = "dark"
+        item.node.preference.unsavedCount = 2
+        item.parts[0].node.preference.unsavedCount = 3
+        #expect(editor.node.preference.unsavedCount == 5)
+        #expect(item.parts[0].node.environment.theme == "dark")
+
+        editor.items.removeAll()
+        #expect(editor.node.preference.unsavedCount == 0)
+
+        editor.node.undoStack.undo()
+        let back = try! #require(editor.items.first)
+        #expect(back.lifetime == .anchored)
+        #expect(back.node.environment.theme == "dark")
+        #expect(back.parts[0].node.environment.theme == "dark")
+        #expect(editor.node.environment.theme == "light")
+        #expect(back.node.preference.unsavedCount == 5)
+        #expect(editor.node.preference.unsavedCount == 5)
+
+        // Removed and brought back again: the values come with it a second time.
+        editor.node.undoStack.redo()
+        #expect(editor.node.preference.unsavedCount == 0)
+        editor.node.undoStack.undo()
+        let again = try! #require(editor.items.first)
+        #expect(again.node.environment.theme == "dark")
+        #expect(editor.node.preference.unsavedCount == 5)
+    }
+
+    @Test func valuesRestoredWithARevivedChildAreNoChangesOfTheirOwn() {
+        let editor = UndoEditor().withAnchor()
+        editor.items.append(UndoItem(id: 1, name: "car", log: Log()))
+        editor.items[0].node.environment.theme = "dark"
+        editor.items[0].node.preference.unsavedCount = 1
+        editor.items.removeAll()
+        let folds = Locked<[Int]>([])
+        let observing = editor.node.onChange(of: editor.node.preference.unsavedCount) { _, value in
+            folds.withLock { $0.append(value) }
+        }
+        let printed = Locked<[String]>([])
+        let printing = editor._printChanges { line in printed.withLock { $0.append(line) } }
+        editor.node.undoStack.undo()
+        // The parent's fold changed with the child's return, once; what the child had set is not a
+        // change of its own (only the slot is).
+        #expect(folds.value == [1])
+        #expect(printed.value.count == 1 && printed.value.allSatisfy { $0.hasPrefix("UndoEditor.items:") }, "\(printed.value)")
+        observing.cancel()
+        printing.cancel()
+    }
+}
