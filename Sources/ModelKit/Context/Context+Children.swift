@@ -38,9 +38,9 @@ extension Hierarchy {
     ) -> Context {
         let schema = ModelKit.schema(of: model)
         let box = model.node.box
-        var modifiers = box.mayHaveModifiers
+        let (modifiers, keptValues) = box.mayHaveModifiers
             ? unboundLock.withShortLock { box.takeModifiers() }
-            : NodeBox.Modifiers()
+            : (NodeBox.Modifiers(), nil)
         var storage = inherited
         if !modifiers.dependencies.isEmpty {
             var dependencies = DependencyValues(storage: inherited, hierarchy: self)
@@ -76,11 +76,7 @@ extension Hierarchy {
         // Kept for a detached copy undo may make of the model (see `anchoredModifiers`) when the
         // hierarchy records undo, or may start to: the parent is being anchored with it, and its
         // `onActivate` has yet to run. Otherwise released once applied, with what they captured.
-        if !modifiers.keyedValues.isEmpty {
-            // Nothing has read the new context yet: its values are set without a change.
-            for restore in modifiers.keyedValues { restore(context) }
-            modifiers.keyedValues = []
-        }
+        keptValues?.restore(into: context)
         if !modifiers.isEmpty && (undo != nil || place?.parent.state == .anchored) {
             context.ensuredExtras.anchoredModifiers = modifiers
         }

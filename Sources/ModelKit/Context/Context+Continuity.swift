@@ -48,7 +48,7 @@ extension Context {
             for offset in offsets where cellReference(at: offset, in: new)._withUnsafeGuaranteedRef({ $0.isClaimed }) {
                 return false
             }
-            modifiers = newBox.takeModifiers()
+            modifiers = newBox.takeModifiers().0
             newBox.bind(self)
             forwardedCells.withLock { table in
                 for offset in offsets {
@@ -92,7 +92,7 @@ extension Context {
         var modifiers = NodeBox.Modifiers()
         let adopted = unboundLock.withShortLock { () -> Bool in
             if newBox.context != nil || newCells.contains(where: { $0.isClaimed }) { return false }
-            modifiers = newBox.takeModifiers()
+            modifiers = newBox.takeModifiers().0
             newBox.bind(self)
             for (index, cell) in newCells.enumerated() where cell !== oldCells[index] {
                 cell.bind(to: self, index: index)

@@ -85,19 +85,56 @@ final class NodeBox: @unchecked Sendable {
         }
     }
 
-    /// The modifiers, emptied. The caller holds `unboundLock`.
-    func takeModifiers() -> Modifiers {
-        guard case .modified(let list) = storage else { return Modifiers() }
+    /// The modifiers and the kept values, emptied. The caller holds `unboundLock`.
+    func takeModifiers() -> (Modifiers, KeptValues?) {
+        guard case .modified(let list) = storage else { return (Modifiers(), nil) }
         storage = .unmodified
         if contextBits.load(ordering: .relaxed) == Self.modifiedBits {
             contextBits.store(0, ordering: .relaxed)
         }
-        return list.modifiers
+        return (list.modifiers, list.keptValues)
+    }
+
+    /// Sets the values undo's detached copy restores (see ``KeptValues``); false if the model is
+    /// already anchored.
+    func keep(_ values: KeptValues) -> Bool {
+        addModifier { _ in } && unboundLock.withShortLock {
+            guard case .modified(let list) = storage else { return false }
+            list.keptValues = values
+            return true
+        }
+    }
+
+    /// The kept values, if any (for a detached copy of an unanchored detached copy).
+    func copyOfKeptValues() -> KeptValues? {
+        guard mayHaveModifiers else { return nil }
+        return unboundLock.withShortLock {
+            guard case .modified(let list) = storage else { return nil }
+            return list.keptValues
+        }
     }
 
     /// The modifiers of an initial model, allocated only when it has some.
     final class ModifierList {
         var modifiers = Modifiers()
+        var keptValues: KeptValues?
+    }
+
+    /// The environment values and preference contributions a removed model had set, which undo's
+    /// detached copy of it restores into the context that brings it back (see
+    /// `Model.detachedCopy()`). Applied when the context is made, under the lock. Apart from the
+    /// modifiers, so that anchoring a model without them pays nothing for them.
+    final class KeptValues: Sendable {
+        let restorers: [@Sendable (Context) -> Void]
+
+        init(_ restorers: [@Sendable (Context) -> Void]) {
+            self.restorers = restorers
+        }
+
+        /// Sets the values on `context`, which nothing has read yet: no change is recorded.
+        func restore(into context: Context) {
+            for restore in restorers { restore(context) }
+        }
     }
 
     /// What `withDependencies`, `withActivation` and `_withPrintChanges` ask of an initial model.
@@ -105,11 +142,7 @@ final class NodeBox: @unchecked Sendable {
         var dependencies: [@Sendable (inout DependencyValues) -> Void] = []
         var activations: [@Sendable (Any) -> Void] = []
         var printers: [@Sendable (String) -> Void] = []
-        /// The environment values and preference contributions a removed model had set, which
-        /// undo's detached copy of it restores into the context that brings it back (see
-        /// `Model.detachedCopy()`). Applied when the context is made, under the lock.
-        var keyedValues: [@Sendable (Context) -> Void] = []
 
-        var isEmpty: Bool { dependencies.isEmpty && activations.isEmpty && printers.isEmpty && keyedValues.isEmpty }
+        var isEmpty: Bool { dependencies.isEmpty && activations.isEmpty && printers.isEmpty }
     }
 }

@@ -23,17 +23,18 @@ extension Model {
         // Set up like the instance it copies: the modifiers it was anchored with (or, for a copy of
         // a copy, those the copy holds).
         let context = node.box.context
-        var modifiers = context.map { $0.extras?.anchoredModifiers } ?? node.box.copyOfModifiers()
-        // And the environment values and preference contributions it set: the model comes back
-        // with them (a copy of a copy has them among its modifiers already).
-        if let values = context?.extras?.values {
-            let restorers = (values.orderedEnvironment + values.orderedPreferences).compactMap { $0.restorer() }
-            if !restorers.isEmpty {
-                modifiers = modifiers ?? NodeBox.Modifiers()
-                modifiers?.keyedValues = restorers
-            }
-        }
+        let modifiers = context.map { $0.extras?.anchoredModifiers } ?? node.box.copyOfModifiers()
         if let modifiers { _ = box.addModifier { $0 = modifiers } }
+        // And the environment values and preference contributions it set: the model comes back
+        // with them.
+        if let context {
+            if let values = context.extras?.values {
+                let restorers = (values.orderedEnvironment + values.orderedPreferences).compactMap { $0.restorer() }
+                if !restorers.isEmpty { _ = box.keep(NodeBox.KeptValues(restorers)) }
+            }
+        } else if let kept = node.box.copyOfKeptValues() {
+            _ = box.keep(kept)
+        }
         copy.node = ModelNode(box: box)
         for property in schema.properties {
             property.replaceCell(&copy, property.cellOf(self).undoable.detachedCopy())
