@@ -158,7 +158,9 @@ final class HierarchyUndo {
         let restored = restoredProperties
         restoredProperties = [:]
         var groups: [(history: UndoHistory, changes: [UndoChange], hasChildSlot: Bool)] = []
-        for change in changes where !change.isTouch {
+        // A touch carries no values and is skipped below; a touch coalesced with a write of the
+        // same property carries the write's, and is the write's entry.
+        for change in changes {
             let context = change.context
             guard let tracking = context.undoTracking, tracking.tracks(change.index),
                   var old = change.old, let new = change.new

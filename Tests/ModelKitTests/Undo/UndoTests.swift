@@ -119,6 +119,39 @@ import Testing
         #expect(!editor.node.undoStack.canUndo)
     }
 
+    @Test func aWriteAndATouchOfOnePropertyInOneTransactionAreUndoable() {
+        let log = Log()
+        let editor = UndoEditor(log: log).withAnchor()
+        editor.node.transaction {
+            editor.count = 5
+            editor.node.touch(\.count)
+        }
+        editor.node.transaction {
+            editor.node.touch(\.title)
+            editor.title = "A"
+        }
+        editor.items = [UndoItem(id: 1, name: "a", log: log)]
+        editor.node.transaction {
+            editor.items = []
+            editor.node.touch(\.items)
+        }
+        editor.node.undoStack.undo()
+        #expect(editor.items.map(\.name) == ["a"] && editor.items.first?.lifetime == .anchored)
+        editor.node.undoStack.undo()
+        editor.node.undoStack.undo()
+        #expect(editor.title == "")
+        editor.node.undoStack.undo()
+        #expect(editor.count == 0)
+        #expect(!editor.node.undoStack.canUndo)
+    }
+
+    @Test func aTouchAloneIsNoEntry() {
+        let editor = UndoEditor().withAnchor()
+        editor.node.touch(\.count)
+        editor.node.transaction { editor.node.touch(\.title) }
+        #expect(!editor.node.undoStack.canUndo)
+    }
+
     @Test func theLimitDropsTheOldestEntries() {
         let editor = UndoEditor().withAnchor { $0.undoStack = ModelUndoStack(limit: 2) }
         #expect(editor.node.undoStack.limit == 2)
