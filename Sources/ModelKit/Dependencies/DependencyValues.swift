@@ -295,6 +295,10 @@ extension Hierarchy {
             return model
         }
         return withSection {
+            // Used first by a model's `onCancel` (or later) while the hierarchy is torn down: the
+            // teardown has passed the dependency models, so anchoring it would leave it live, with
+            // its work running, after its hierarchy. It is handed out as it is, not anchored.
+            if isTornDown { return model }
             if model.node.box.context == nil {
                 let anchored = makeContext(for: model, place: nil, inherited: context.dependencyStorage, isRoot: true)
                 extras.dependencyModels[ObjectIdentifier(model.node.box)] = anchored

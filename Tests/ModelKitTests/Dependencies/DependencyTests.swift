@@ -225,6 +225,21 @@ private struct ConsumerModel: Model {
         #expect(settings?.lifetime == .destructed)
     }
 
+    @Test func modelDependencyFirstUsedWhileTheHierarchyIsTornDownIsNotAnchored() {
+        let log = Log()
+        // `model` is the root without its anchor: it does not keep the hierarchy alive.
+        let model = ConsumerModel()
+        var root: ConsumerModel? = model.withAnchor { $0[LogKey.self] = log }
+        let settings = Locked<SettingsModel?>(nil)
+        // The root's `onCancel` runs during the teardown, after the dependency models were torn down.
+        model.node.onCancel { settings.value = model.node[SettingsModel.self] }
+        root = nil
+        #expect(root == nil && model.lifetime == .destructed)
+        // Handed out as it is: not anchored, so nothing of it outlives its hierarchy.
+        #expect(settings.value?.lifetime == .initial)
+        #expect(log.all.isEmpty)
+    }
+
     @Test func modelDependencyOverriddenAtTheAnchorIsAnchoredOnFirstUse() {
         let root = ConsumerModel().withAnchor { $0[ThemeModel.self] = ThemeModel(name: "dark") }
         root.kids = [ConsumerModel()]
