@@ -57,6 +57,9 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
     /// Hooks recorded something this section; they are told once it is committed.
     var hooksToNotify: Bool { get { flags[.hooksToNotify] } set { flags[.hooksToNotify] = newValue } }
     var isTornDown: Bool { get { flags[.isTornDown] } set { flags[.isTornDown] = newValue } }
+    /// Whether a model of the hierarchy has memoized a value: commits then mark the memoized values
+    /// their changes reach as stale first (see `markStaleMemos`). Never cleared.
+    var hasMemos: Bool { get { flags[.hasMemos] } set { flags[.hasMemos] = newValue } }
 
 
     // MARK: Sections
@@ -210,6 +213,7 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
     /// Evaluates the observers of committed changes and records them for hooks. Caller holds the lock.
     /// `changes` are coalesced (one per property); `isSingle`: the section recorded one change.
     private func commit(_ changes: [PendingChange], isSingle: Bool, into work: inout SectionWork) {
+        if !isSingle && hasMemos { markStaleMemos(changes) }
         if hasModificationListeners { collectModifications(changes) }
         if let undo { undo.record(changes) }
         // An observer of several changed properties is evaluated once: marked with this commit's
@@ -240,6 +244,8 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
     @inline(__always)
     func reevaluateObservers(of context: Context, _ index: Int, forced: Bool, stamp: UInt64) {
         guard context.isObserved(index), let observers = context.extras?.propertyObservers[index] else { return }
+        // A commit of several changes marked the memoized values they reach already.
+        if stamp == 0 && observers.count > 1 && hasMemos { markStaleMemos(in: observers) }
         for observer in observers {
             if stamp != 0 {
                 if observer.evaluatedStamp == stamp { continue }
@@ -343,6 +349,7 @@ struct HierarchyFlags: OptionSet {
     static let hooksToNotify = HierarchyFlags(rawValue: 1 << 3)
     static let isTornDown = HierarchyFlags(rawValue: 1 << 4)
     static let readsEnvironment = HierarchyFlags(rawValue: 1 << 5)
+    static let hasMemos = HierarchyFlags(rawValue: 1 << 6)
 
     /// Whether `flag` is set.
     subscript(flag: HierarchyFlags) -> Bool {

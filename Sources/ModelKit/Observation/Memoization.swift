@@ -181,6 +181,18 @@ final class MemoEntry: PropertyObserver, @unchecked Sendable {
     // Safety: guarded by the hierarchy lock.
     private let recorder = AccessRecorder(isObserverEvaluation: true)
     @exclusivity(unchecked) private(set) var hasValue = false
+    /// The hierarchy's stamp (`Hierarchy.nextStamp()`) when a commit last marked the value stale,
+    /// and its stamp counter when the value was last computed: the value is stale while the first
+    /// is later.
+    @exclusivity(unchecked) var staleStamp: UInt64 = 0
+    @exclusivity(unchecked) var computedStamp: UInt64 = 0
+
+    override var asMemo: MemoEntry? { self }
+
+    /// Whether a change being committed may have changed the value since it was computed: a read
+    /// computes it again (and its own evaluation for the commit, later, finds it up to date).
+    /// Caller holds the lock.
+    var isStale: Bool { staleStamp > computedStamp }
     /// How failures and printed changes name the value (see `MemoKey.displayName(fileID:)`).
     let name: String
 
@@ -201,6 +213,7 @@ final class MemoEntry: PropertyObserver, @unchecked Sendable {
     /// Computes the value, registering on what it read. Caller holds the lock for a section.
     @discardableResult
     func evaluate(forced: Bool) -> Bool {
+        computedStamp = hierarchy.stampCounter
         recorder.reads.removeAll(keepingCapacity: true)
         let changed = AccessRecording.recording(into: recorder) { compute(forced) }
         register(on: recorder.reads)
@@ -240,7 +253,7 @@ extension Context {
         }
         if state.isLive, let memos = extras?.memos {
             for entry in memos where entry.key == key {
-                if entry.valueType == valueType, entry.hasValue { return (entry, !held) }
+                if entry.valueType == valueType, entry.hasValue, !entry.isStale { return (entry, !held) }
                 break
             }
         }
@@ -306,6 +319,7 @@ extension Context {
     ) -> Value? {
         // Inside a section that changed something, the cache may be behind its inputs.
         if lock.isHeldByCurrentThread, !hierarchy.pendingChanges.isEmpty { return nil }
+        hierarchy.hasMemos = true
         let recordsInputs = AccessRecording.isRecordingForAssertion
         let result: (value: Value?, index: Int, inputs: [AccessRecording.Read])? = hierarchy.withSection {
             guard state.isLive else { return nil }
@@ -317,7 +331,13 @@ extension Context {
                     ))
                     return nil
                 }
-                if !entry.hasValue { entry.evaluate(forced: false) }
+                if !entry.hasValue {
+                    entry.evaluate(forced: false)
+                } else if entry.isStale, entry.evaluate(forced: false) {
+                    // Read before its turn in the commit that made it stale (an observer of one of
+                    // its inputs reading it too): computed now, and its observers hear of it.
+                    hierarchy.record(PendingChange(context: self, index: entry.index, old: nil, new: nil))
+                }
                 return (read(entry.storage), entry.index, recordsInputs ? memoInputs(entry) : [])
             }
             let entry = MemoEntry(
@@ -345,6 +365,39 @@ extension Context {
             if entry.evaluate(forced: false) {
                 hierarchy.record(PendingChange(context: self, index: entry.index, old: nil, new: nil))
             }
+        }
+    }
+}
+
+extension Hierarchy {
+    /// Marks the memoized values a commit's changes reach (through the properties they read, and
+    /// through other memoized values) as stale, before any observer is evaluated: an observer of
+    /// one of their inputs that reads one of them too, and comes before it, then computes it
+    /// instead of reading the value from before the commit. Caller holds the lock.
+    func markStaleMemos(_ changes: [PendingChange]) {
+        let stamp = nextStamp()
+        for position in changes.indices {
+            let context = changes[position].context
+            let index = changes[position].index
+            guard context.isObserved(index), let observers = context.extras?.propertyObservers[index] else { continue }
+            markStaleMemos(in: observers, stamp: stamp)
+        }
+    }
+
+    /// `markStaleMemos(_:)` for a commit's one change and its observers (more than one: a single
+    /// observer is evaluated before anything else could read a memoized value).
+    @inline(never)
+    func markStaleMemos(in observers: [PropertyObserver]) {
+        markStaleMemos(in: observers, stamp: nextStamp())
+    }
+
+    private func markStaleMemos(in observers: [PropertyObserver], stamp: UInt64) {
+        for observer in observers {
+            guard let memo = observer.asMemo, memo.staleStamp != stamp else { continue }
+            memo.staleStamp = stamp
+            let context = memo.context
+            guard context.isObserved(memo.index), let next = context.extras?.propertyObservers[memo.index] else { continue }
+            markStaleMemos(in: next, stamp: stamp)
         }
     }
 }

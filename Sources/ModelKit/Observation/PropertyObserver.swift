@@ -35,6 +35,9 @@ class PropertyObserver: @unchecked Sendable {
         self.hierarchy = hierarchy
     }
 
+    /// The observer as a memoized value's entry, if it is one (a commit marks those stale first).
+    var asMemo: MemoEntry? { nil }
+
     /// Re-evaluates after a commit; returns the change to deliver, or nil to deliver nothing.
     /// `forced`: a property it read was touched, so an unchanged value is delivered too. Caller
     /// holds the lock.

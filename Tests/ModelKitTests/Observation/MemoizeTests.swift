@@ -155,3 +155,94 @@ private struct Gauge: Model {
         modifications.cancel()
     }
 }
+
+/// A count, a switch, and a memoized value of the count.
+private struct Doubler: Model {
+    var node = ModelNode<Self>()
+    @Tracked var count = 0
+    @Tracked var enabled = false
+    @Tracked var title = ""
+
+    var doubled: Int { node.memoize { count * 2 } }
+    var quadrupled: Int { node.memoize { doubled * 2 } }
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track(\.$count)
+        r.track(\.$enabled)
+        r.track(\.$title)
+    }
+}
+
+/// Observers that read a memoized value and one of its inputs, registered on the input before the
+/// memoized value was: they see each committed state, never the new input beside the old value.
+@Suite struct MemoizedValueGlitchTests {
+    private struct Pair: Equatable, Sendable {
+        var count: Int
+        var doubled: Int
+    }
+
+    @Test func anObserverRegisteredBeforeTheMemoSeesOnlyCommittedStates() async {
+        let model = Doubler().withAnchor()
+        // Reads the memoized value only once `enabled` is set: it registers on `count` first.
+        let values = Collector(model.node.observe { () -> Pair in
+            Pair(count: model.count, doubled: model.enabled ? model.doubled : -1)
+        })
+        #expect(await values.waitForCount(1))
+        _ = model.doubled
+        model.enabled = true
+        #expect(await values.waitForCount(2))
+        model.count = 5
+        #expect(await values.waitForCount(3))
+        model.node.transaction {
+            model.count = 7
+            model.title = "x"
+        }
+        #expect(await values.waitForCount(4))
+        #expect(values.elements == [
+            Pair(count: 0, doubled: -1), Pair(count: 0, doubled: 0), Pair(count: 5, doubled: 10), Pair(count: 7, doubled: 14),
+        ])
+        values.cancel()
+    }
+
+    @Test func onChangeOfAnExpressionReadingTheMemoRunsOncePerCommit() {
+        let model = Doubler().withAnchor()
+        let seen = Locked<[String]>([])
+        let observing = model.node.onChange(of: model.count * 1000 + (model.enabled ? model.quadrupled : 0)) { old, new in
+            seen.withLock { $0.append("\(old)->\(new)") }
+        }
+        _ = model.quadrupled
+        model.enabled = true
+        model.count = 5
+        // 5000 (the count changed, the memoized values not yet) was never a committed state.
+        #expect(seen.value == ["0->5020"])
+        observing.cancel()
+    }
+
+    @Test func taskIDReadingTheMemoStartsNoBodyForAStateNeverCommitted() async {
+        let model = Doubler().withAnchor()
+        let runs = Log()
+        model.node.task(id: model.count * 1000 + (model.enabled ? model.doubled : 0)) { value in runs.add("\(value)") }
+        #expect(await runs.waitFor("0"))
+        _ = model.doubled
+        model.enabled = true
+        model.count = 5
+        #expect(await runs.waitFor("5010"))
+        #expect(runs.all == ["0", "5010"])
+    }
+
+    @Test func aMemoReadBeforeItsTurnNotifiesItsObserversOncePerCommit() {
+        let model = Doubler().withAnchor()
+        let early = model.node.onChange(of: model.count + (model.enabled ? model.doubled : 0)) { _, _ in }
+        model.enabled = true
+        let heard = Locked<[Int]>([])
+        let observing = model.node.onChange(of: model.doubled) { _, new in heard.withLock { $0.append(new) } }
+        model.count = 1
+        model.node.transaction {
+            model.count = 2
+            model.title = "x"
+        }
+        #expect(heard.value == [2, 4])
+        early.cancel()
+        observing.cancel()
+    }
+}
