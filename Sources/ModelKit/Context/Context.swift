@@ -291,8 +291,10 @@ final class Context: @unchecked Sendable {
 
     private final func makePendingChange<Value>(_ index: Int, old: Value, new: Value) -> PendingChange {
         // Only hooks (change printing, the Tester) and undo read the values; observers evaluate
-        // their own.
-        if hierarchy.hasHooks || undoTracking?.tracks(index) == true {
+        // their own. Inside a transaction they also tell a property written back to its value,
+        // which is no change: for a `modifications` stream, whose element it would otherwise be.
+        if hierarchy.hasHooks || undoTracking?.tracks(index) == true
+            || (hierarchy.depth > 1 && hierarchy.hasModificationListeners) {
             return PendingChange(context: self, index: index, old: old, new: new)
         }
         return PendingChange(context: self, index: index, old: nil, new: nil)

@@ -79,7 +79,20 @@ struct PendingChange {
                 result.append(change)
             }
         }
-        return result
+        return withoutNetZeroChanges(result)
+    }
+
+    /// `changes` without the properties written back to the value they had (`value = 1; value = 0`
+    /// in one transaction): no observer, hook, `modifications` stream or undo entry hears of them.
+    /// Told only where the values were recorded (a hook or a `modifications` stream listens, or
+    /// undo tracks the property) and are `Equatable`.
+    private static func withoutNetZeroChanges(_ changes: [PendingChange]) -> [PendingChange] {
+        func isNetZero(_ change: PendingChange) -> Bool {
+            guard !change.isTouch, let old = change.old, let new = change.new else { return false }
+            return valuesAreEqual(old, new) == true
+        }
+        guard changes.contains(where: isNetZero) else { return changes }
+        return changes.filter { !isNetZero($0) }
     }
 
     private struct Key: Hashable {

@@ -1,4 +1,5 @@
 import ModelKit
+import Observation
 import Testing
 
 /// A model with a property that is not part of the document.
@@ -40,6 +41,23 @@ private struct Draft: Model {
         root.value = 4
         #expect(await modifications.waitForCount(2))
         #expect(modifications.elements.map(\.paths) == [["TreeModel.value", "TreeModel.child.value"], ["TreeModel.value"]])
+        modifications.cancel()
+    }
+
+    @Test func aTransactionThatEndsWhereItBeganIsNoModification() async {
+        let root = TreeModel("root", log: Log()).withAnchor()
+        let modifications = Collector(root.node.modifications())
+        let fired = Locked(0)
+        withObservationTracking { _ = root.value } onChange: { fired.withLock { $0 += 1 } }
+        root.node.transaction {
+            root.value = 1
+            root.value = 0
+        }
+        // A marker: the element after the transaction's, if it had one.
+        root.child = TreeModel("marker", log: Log())
+        #expect(await modifications.waitForCount(1))
+        #expect(modifications.elements.map(\.paths) == [["TreeModel.child"]])
+        #expect(fired.value == 0)
         modifications.cancel()
     }
 
