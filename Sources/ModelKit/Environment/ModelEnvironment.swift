@@ -173,6 +173,9 @@ class EnvironmentCache: KeyedEntry {
     /// read, now that its first place changed; if so, the new value is the one cached. Caller holds
     /// the lock.
     func inheritsAnotherValue(in context: Context) -> Bool { false }
+
+    /// The key's identity (the environment key's type).
+    var keyIdentity: ObjectIdentifier? { nil }
 }
 
 /// A cached environment read in progress.
@@ -201,6 +204,8 @@ final class EnvironmentEntry<Value: Sendable>: EnvironmentCache {
     }
 
     override var setsOwnValue: Bool { own != nil }
+
+    override var keyIdentity: ObjectIdentifier? { keyID }
 
     override func restorer() -> (@Sendable (Context) -> Void)? {
         guard let own else { return nil }
@@ -285,10 +290,29 @@ extension Context {
         }
     }
 
-    /// A Tester's assertion reading the value here asserts the change where it was set.
+    /// A Tester's assertion reading the value here asserts the change where it was set, and the
+    /// changes of the ancestors in between that have an entry for the key: a value removed there
+    /// (`removeEnvironment`) is what this model now reads past.
     private final func recordEnvironmentSource(_ entry: EnvironmentCache) {
-        let source = withReadLock { entry.source.map { ($0, entry.sourceIndex) } }
-        if let (context, index) = source { _ = AccessRecording.record(context, index) }
+        let reads: [(Context, Int)] = withReadLock {
+            var reads: [(Context, Int)] = []
+            // Its own value: the read of its entry is all there is to assert.
+            if entry.setsOwnValue { return reads }
+            let keyID = entry.keyIdentity
+            var current = places.first?.parent
+            var steps = 0
+            while let context = current, steps < 10_000 {
+                if context === entry.source {
+                    reads.append((context, entry.sourceIndex))
+                    break
+                }
+                if let keyID, let passed = context.extras?.values?.environment[keyID] { reads.append((context, passed.index)) }
+                current = context.places.first?.parent
+                steps += 1
+            }
+            return reads
+        }
+        for (context, index) in reads { _ = AccessRecording.record(context, index) }
     }
 
     /// The value of `key` here: set here or by the nearest ancestor (first places), else the default.
