@@ -126,6 +126,10 @@ public final class TestProbe: Sendable {
         AssertScope.current.value?.watch(activity)
         let calls = calls.value
         if let scope = AssertScope.current.value {
+            // Consulted: a failed assertion lists the probe's calls under the predicate.
+            if !scope.consultedProbes.contains(where: { $0.predicate == scope.currentPredicate && $0.probe === self }) {
+                scope.consultedProbes.append((scope.currentPredicate, self))
+            }
             for call in calls { scope.matchedProbeCalls.insert(call.sequence) }
             if !scope.matchedProbes.contains(where: { $0 === self }) { scope.matchedProbes.append(self) }
         }

@@ -187,6 +187,34 @@ import Testing
         await tester.finish()
     }
 
+    @Test func failedCallCountShowsTheProbesCalls() async {
+        let onValue = TestProbe("onValue")
+        let (caller, tester) = Caller(onValue: onValue.call, onPing: {}).andTester()
+        tester.install(onValue)
+        caller.send(1)
+        await tester.assert(onValue.wasCalled(with: 1, "#1"))
+        caller.send(2)
+        await tester.assert(onValue.wasCalled(with: 2, "#2"))
+        caller.send(3)
+        await tester.assert(onValue.wasCalled(with: 3, "#3"))
+        await withKnownIssue {
+            await tester.assert(onValue.callCount == 4, timeout: .milliseconds(50))
+        } matching: { issue in
+            text(issue) == """
+            Assertion failed: the predicate was still false after 0.05 s.
+
+              onValue.callCount == 4
+                expected: 4
+                onValue has no unasserted calls (3 calls in all)
+
+            To fix, either:
+              • Compare what each predicate expects with the values it read.
+              • If the model needs more time, pass a longer `timeout:` or raise `tester.timeout`.
+            """
+        }
+        await tester.finish()
+    }
+
     @Test func failedUnwrapIsReportedOnceWithItsSource() async throws {
         let (parent, tester) = Parent().andTester()
         let reports = Protected(0)

@@ -152,11 +152,14 @@ enum FailureMessages {
         """
     }
 
-    /// `onFact was called: onFact(1, "x")`, or `onFact has no unasserted calls`.
+    /// `onFact was called: onFact(1, "x")`, or `onFact has no unasserted calls`; with the number of
+    /// calls in all when some were asserted before (`callCount` counts them).
     static func probeLine(_ probe: TestProbe) -> String {
         let calls = probe.unassertedCalls
-        if calls.isEmpty { return "\(probe.name) has no unasserted calls" }
-        return "\(probe.name) was called: " + calls.map { probeCallLine(probe, $0) }.joined(separator: ", ")
+        let total = probe.calls.withLock { $0.count }
+        let inAll = total > calls.count ? " (\(total) calls in all)" : ""
+        if calls.isEmpty { return "\(probe.name) has no unasserted calls\(inAll)" }
+        return "\(probe.name) was called: " + calls.map { probeCallLine(probe, $0) }.joined(separator: ", ") + inAll
     }
 
     /// One line per property read (its current value), each property once.
