@@ -26,6 +26,12 @@ extension Context {
         if let work = extras?.takeWorkForTeardown(of: self), !work.isEmpty {
             batch.entries.append(TeardownBatch.Entry(work: work))
         }
+        if let printers = extras?.printers, !printers.isEmpty {
+            // `_withPrintChanges` prints for the model's lifetime. Released after the lock, with
+            // what their closures captured.
+            hierarchy.removeHooksHoldingLock(printers)
+            batch.releaseLater(printers)
+        }
         for index in schema.childSlotIndices {
             guard let slot = slots[index] else { continue }
             for child in slot.list {

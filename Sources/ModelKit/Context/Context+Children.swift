@@ -81,7 +81,9 @@ extension Hierarchy {
             context.ensuredExtras.anchoredModifiers = modifiers
         }
         for printer in modifiers.printers {
-            extras.hooks.append(ChangePrinter(root: context, printer: printer))
+            let hook = ChangePrinter(root: context, printer: printer)
+            extras.hooks.append(hook)
+            context.ensuredExtras.printers.append(hook)
             hasHooks = true
             recordsEveryChange = true
         }

@@ -25,6 +25,8 @@ final class ContextExtras {
     /// anchored, kept for the detached copy undo makes of the model if it is removed (so that the
     /// model it brings back is set up the same way).
     @exclusivity(unchecked) var anchoredModifiers: NodeBox.Modifiers?
+    /// The hooks `_withPrintChanges` installed for this model: they go when it is torn down.
+    @exclusivity(unchecked) var printers: [ChangePrinter] = []
 
     /// One running task or registered `onCancel` handler.
     struct WorkEntry {

@@ -297,6 +297,14 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
         }
     }
 
+    /// Removes `hooks`. Caller holds the lock.
+    func removeHooksHoldingLock(_ removed: [any HierarchyHook]) {
+        guard let extras = extrasIfAny else { return }
+        extras.hooks.removeAll { hook in removed.contains { $0 === hook } }
+        hasHooks = !extras.hooks.isEmpty
+        updateRecordsEveryChange()
+    }
+
     /// Recomputes `recordsEveryChange`. Caller holds the lock.
     func updateRecordsEveryChange() {
         recordsEveryChange = hasHooks || hasModificationListeners

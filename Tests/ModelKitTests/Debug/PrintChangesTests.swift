@@ -157,6 +157,26 @@ private final class Printer: Sendable {
         printing.cancel()
     }
 
+    @Test func withPrintChangesOnAChildEndsWhenTheChildIsRemoved() async {
+        final class Sink: Sendable {
+            let freed: Locked<Bool>
+            let lines = Locked<[String]>([])
+            init(freed: Locked<Bool>) { self.freed = freed }
+            deinit { freed.value = true }
+        }
+        let app = AppModel().withAnchor()
+        let freed = Locked(false)
+        do {
+            let sink = Sink(freed: freed)
+            app.selected = CounterModel()._withPrintChanges { line in sink.lines.withLock { $0.append(line) } }
+            app.selected?.count = 1
+            #expect(sink.lines.value == ["AppModel.selected.count: 0 → 1"])
+            app.selected = nil
+        }
+        // The printer (and what it captured) went with the child.
+        #expect(await eventually { freed.value })
+    }
+
     @Test func printsOnlyTheSubtreeOfTheModelItWasCalledOn() {
         let app = AppModel().withAnchor()
         app.counters = [CounterRow(), CounterRow()]
