@@ -84,6 +84,7 @@ public struct DependencyValues: Sendable {
             } else {
                 let box = box(for: ObjectIdentifier(key)) { makeDefault(key) }
                 (value, isModel) = (box.value(of: Key.Value.self), box.isModel)
+                if isModel { noteModelRead(key, box) }
             }
             guard isModel, let context = resolvingContext else { return value }
             return context.hierarchy.dependencyModel(key, value: value, for: context)
@@ -93,6 +94,28 @@ public struct DependencyValues: Sendable {
             storage[ObjectIdentifier(key)] = TypedDependencyBox(newValue)
             source = .values(storage, hierarchy)
         }
+    }
+
+    /// Reports a model dependency read while configuring (in a `withAnchor`, `withDependencies` or
+    /// `andTester` closure) that the closure did not set: the model is the hierarchy's shared one
+    /// or a throwaway default, so setting a field of it (`$0[Session.self].user = "x"`, the form a
+    /// plain dependency allows) would change the model every part of the hierarchy uses, or be
+    /// lost. A model the closure set (not anchored yet) is its own to configure.
+    @usableFromInline
+    func noteModelRead<Key: DependencyKey>(_ key: Key.Type, _ box: DependencyBox) {
+        guard case .values(let storage, let hierarchy?) = source else { return }
+        let isOwnOverride = storage[ObjectIdentifier(key)] === box
+            && (box.value(of: Key.Value.self) as? any Model)?.lifetime == .initial
+        if isOwnOverride { return }
+        let name = typeName(key)
+        let model = typeName(Key.Value.self)
+        hierarchy.deferIssue(ModelIssue(
+            "A dependency override read the model dependency \(name) (a \(model)) without setting it; a model dependency is one shared model, so a field set on what was read is lost or changes the model the whole hierarchy uses.",
+            fixes: [
+                "Set the whole model: `$0[\(name).self] = \(model)(…)`, made with the values this part of the hierarchy should see.",
+                "Or change the shared model from a model's method or `onActivate`: `node[\(name).self].… = …`.",
+            ]
+        ))
     }
 
     /// The box for the key `id`: its override, else the hierarchy's default (made by `makeDefault`

@@ -301,3 +301,49 @@ extension ReportedIssueTests {
         }
     }
 }
+
+/// A model dependency configured field by field in override closures.
+private struct Session: Model, DependencyKey {
+    static var liveValue: Session { Session() }
+
+    var node = ModelNode<Self>()
+    @Tracked var user = ""
+
+    static func register(_ r: inout ModelRegistrar<Self>) { r.track("user", \.$user) }
+}
+
+private struct SessionReader: Model {
+    var node = ModelNode<Self>()
+    @Tracked var kids: [SessionReader] = []
+
+    var user: String { node[Session.self].user }
+
+    static func register(_ r: inout ModelRegistrar<Self>) { r.track("kids", \.$kids) }
+}
+
+extension ReportedIssueTests {
+    @Suite struct ModelDependencyOverrideTests {
+        @Test func settingAFieldOfAModelDependencyReadInAnOverrideIsReported() async {
+            await IssueCapture.run(matching: "model dependency Session") { capture in
+                let root = SessionReader().withAnchor { $0[Session.self].user = "anchor" }
+                #expect(capture.messages.count == 1)
+                #expect(capture.messages.first?.contains("`$0[Session.self] = Session(…)`") == true)
+                #expect(root.user == "")
+                // In a subtree, the model read is the one the whole hierarchy shares.
+                root.kids = [SessionReader().withDependencies { $0[Session.self].user = "subtree" }]
+                #expect(capture.messages.count == 2)
+            }
+        }
+
+        @Test func aModelDependencySetInTheSameOverrideCanBeConfiguredFieldByField() async {
+            await IssueCapture.run(matching: "model dependency Session") { capture in
+                let root = SessionReader().withAnchor {
+                    $0[Session.self] = Session()
+                    $0[Session.self].user = "anchor"
+                }
+                #expect(root.user == "anchor")
+                #expect(capture.messages.isEmpty)
+            }
+        }
+    }
+}
