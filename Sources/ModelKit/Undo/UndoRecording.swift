@@ -78,8 +78,16 @@ final class HierarchyUndo {
         }
     }
     /// Removed models (by their destructed context): the snapshot taken before their teardown, and
-    /// the context that brought them back, if any.
+    /// the context that brought them back, if any. A model removed, brought back and removed again
+    /// leaves a chain of such contexts; `collapseChains()` (Undo/Revivals.swift) keeps it short.
     @exclusivity(unchecked) var revivals: [ObjectIdentifier: Revival] = [:]
+    /// The contexts the revivals' successors name: noted when linked, recomputed when revivals are
+    /// collapsed or released (until then it may hold a context no longer linked, whose removal costs
+    /// a collapse that changes nothing). When one of them is removed again, the chains are collapsed
+    /// at the end of the commit (`chainsToCollapse`).
+    @exclusivity(unchecked) var successors: Set<ObjectIdentifier> = []
+    /// Whether the current section removed a context that brought a removed model back.
+    @exclusivity(unchecked) var chainsToCollapse = false
 
     struct Revival {
         let context: Context
@@ -87,6 +95,10 @@ final class HierarchyUndo {
         /// The models under the removed one when the snapshot was taken, by id: the snapshot holds
         /// copies of them, which come back with it (see `noteRevived`).
         var descendants: [ModelID: Context] = [:]
+        /// The context that brought the model back, or (once collapsed) a later context of the same
+        /// chain. It was made after `context` (a successor is always a context made by the restore
+        /// that links it), so following successors ends: a chain has no cycle, and it visits each
+        /// key of `revivals` at most once.
         var successor: Context?
     }
 
@@ -109,12 +121,17 @@ final class HierarchyUndo {
         guard let model = context.model else { return }
         let copy = detachedAny(model)
         var descendants: [ModelID: Context] = [:]
+        // A context that brought a removed model back, removed again: the earlier snapshots of its
+        // chain are superseded by this one.
+        var revivedAgain = successors.contains(ObjectIdentifier(context))
         var pending = context.children
         while let child = pending.popLast() {
             guard let model = child.model, descendants.updateValue(child, forKey: nodeBox(of: model).id) == nil
             else { continue }
+            if !revivedAgain, successors.contains(ObjectIdentifier(child)) { revivedAgain = true }
             pending.append(contentsOf: child.children)
         }
+        if revivedAgain { chainsToCollapse = true }
         var revival = revivals[ObjectIdentifier(context)] ?? Revival(context: context)
         revival.snapshot = copy
         revival.descendants = descendants
@@ -145,12 +162,11 @@ final class HierarchyUndo {
     /// Whether `context`, or the model that brought it back last, is kept to be brought back.
     func mayComeBack(_ context: Context, revivable: Set<ObjectIdentifier>) -> Bool {
         var current = context
-        for _ in 0..<1_000 {
-            if revivable.contains(ObjectIdentifier(current)) { return true }
+        while !revivable.contains(ObjectIdentifier(current)) {
             guard let next = revivals[ObjectIdentifier(current)]?.successor else { return false }
             current = next
         }
-        return false
+        return true
     }
 
     /// Turns a commit's changes of undo-tracked properties into one entry per history.
@@ -184,18 +200,19 @@ final class HierarchyUndo {
         for group in groups {
             group.history.push(UndoEntry(group.changes, hasChildSlot: group.hasChildSlot), in: hierarchy)
         }
+        // After the pushes: the commit's own entry may be what still refers to a chain.
+        if chainsToCollapse { collapseChains() }
     }
 
     /// The live context a change recorded on `context` applies to now: the context itself, or the
     /// one that brought its removed model back.
     func liveTarget(for context: Context) -> Context? {
         var current = context
-        for _ in 0..<1_000 {
-            if current.state.isLive { return current.schema === context.schema ? current : nil }
+        while !current.state.isLive {
             guard let next = revivals[ObjectIdentifier(current)]?.successor else { return nil }
             current = next
         }
-        return nil
+        return current.schema === context.schema ? current : nil
     }
 
     /// `value` (a child slot's value) with each removed model replaced: by the live model that
@@ -206,8 +223,7 @@ final class HierarchyUndo {
             guard let context = nodeBox(of: model).context, !context.state.isLive else { return model }
             var current = context
             var latest: (dead: Context, snapshot: any Model)?
-            for _ in 0..<1_000 {
-                guard let revival = revivals[ObjectIdentifier(current)] else { break }
+            while let revival = revivals[ObjectIdentifier(current)] {
                 if let snapshot = revival.snapshot { latest = (current, snapshot) }
                 guard let next = revival.successor else { break }
                 if next.state.isLive, let live = next.model { return live }
@@ -228,6 +244,7 @@ final class HierarchyUndo {
         for (dead, box) in revived {
             guard let context = box.context else { continue }
             revivals[ObjectIdentifier(dead), default: Revival(context: dead)].successor = context
+            successors.insert(ObjectIdentifier(context))
             guard let descendants = revivals[ObjectIdentifier(dead)]?.descendants, !descendants.isEmpty else {
                 continue
             }
@@ -237,6 +254,7 @@ final class HierarchyUndo {
                 guard seen.insert(ObjectIdentifier(child)).inserted, let model = child.model else { continue }
                 if let old = descendants[nodeBox(of: model).id], old.state == .destructed {
                     revivals[ObjectIdentifier(old), default: Revival(context: old)].successor = child
+                    successors.insert(ObjectIdentifier(child))
                 }
                 pending.append(contentsOf: child.children)
             }
@@ -250,6 +268,8 @@ final class HierarchyUndo {
         histories = []
         let released = ReleasedUndoState(entries: dropped, revivals: Array(revivals.values))
         revivals = [:]
+        successors = []
+        chainsToCollapse = false
         hierarchy.pendingActions.append(.run { withExtendedLifetime(released) {} })
     }
 }

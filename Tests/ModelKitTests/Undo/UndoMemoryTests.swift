@@ -1,4 +1,4 @@
-import ModelKit
+@testable import ModelKit
 import Testing
 
 /// What undo keeps for removed children is bounded by the stack's limit: a kept copy is released
@@ -43,6 +43,58 @@ import Testing
         stack.undo()
         #expect(back.name == "" && back.lifetime == .anchored)
     }
+
+    @Test func undoAndRedoOfOneRemovalKeepABoundedNumberOfCopies() {
+        let log = Log()
+        let part = UndoItem(id: 11, name: "wheel", log: log)
+        let editor = UndoEditor(log: log, items: [UndoItem(id: 1, name: "car", parts: [part], log: log)])
+            .withAnchor { $0.undoStack = ModelUndoStack(limit: 5) }
+        let stack = editor.node.undoStack
+        editor.items[0].parts[0].name = "tyre"
+        editor.items = []
+        stack.undo()
+        stack.redo()
+        let kept = keptRevivals(of: editor)
+        // Each undo brings the car back as a new model, each redo removes that one.
+        for _ in 0..<300 {
+            stack.undo()
+            stack.redo()
+        }
+        #expect(keptRevivals(of: editor) == kept, "undo keeps one removed model per entry that names it")
+        #expect(kept <= 3)
+
+        // The entries still apply: the removal, then the rename of the part.
+        stack.undo()
+        #expect(editor.items.first?.parts.first?.name == "tyre")
+        stack.undo()
+        #expect(editor.items.first?.parts.first?.name == "wheel" && editor.items[0].lifetime == .anchored)
+    }
+
+    @Test func aThousandUndoRedoCyclesRestoreTheLatestState() {
+        let editor = UndoEditor(items: [UndoItem(id: 1, name: "car", log: Log())])
+            .withAnchor { $0.undoStack = ModelUndoStack(limit: 5) }
+        let stack = editor.node.undoStack
+        editor.items = []
+        var stale: [String] = []
+        for cycle in 0..<1_200 {
+            stack.undo()
+            let item = editor.items.first
+            if cycle > 0, item?.cursor != cycle - 1, stale.count < 3 {
+                stale.append("cycle \(cycle): cursor \(item.map { "\($0.cursor)" } ?? "no item")")
+            }
+            item?.cursor = cycle                         // transient: no entry, kept by the removal
+            stack.redo()
+        }
+        #expect(stale.isEmpty, "undo brought back an earlier state: \(stale)")
+        stack.undo()
+        #expect(editor.items.first?.cursor == 1_199 && editor.items[0].lifetime == .anchored)
+    }
+}
+
+/// The removed models whose copies (or links to the models that brought them back) undo keeps.
+private func keptRevivals(of model: some Model) -> Int {
+    guard let hierarchy = model.hierarchy else { return 0 }
+    return hierarchy.lock.withShortLock { hierarchy.undo?.revivals.count ?? 0 }
 }
 
 struct TokenList: Model {
