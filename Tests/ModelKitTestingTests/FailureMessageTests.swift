@@ -25,6 +25,22 @@ import Testing
         }
     }
 
+    @Test func aValueReadOverSeveralLinesStaysUnderItsReadLine() async {
+        let (parent, tester) = Parent().andTester()
+        parent.counters = (0..<6).map { _ in Counter() }
+        await withKnownIssue {
+            await tester.assert(parent.counters.isEmpty, timeout: .milliseconds(20))
+        } matching: { issue in
+            let lines = text(issue).components(separatedBy: "\n")
+            guard let read = lines.firstIndex(where: { $0.hasPrefix("    read: Parent.counters = [") }) else { return false }
+            // Every line of the value until the advice is indented past `read:`.
+            let value = lines[(read + 1)...].prefix { !$0.isEmpty }
+            return value.count == 7 && value.allSatisfy { $0.hasPrefix("          ") }
+        }
+        await tester.assert(parent.counters.count == 6)
+        await tester.finish()
+    }
+
     @Test func anAssertionAfterTheEndFailsAtOnceSayingSo() async {
         let (model, tester) = Counter().andTester()
         await tester.finish()

@@ -113,7 +113,10 @@ enum FailureMessages {
             if let source, let expected = PredicateSource.expectedSide(of: source) {
                 lines.append("  expected: \(expected)")
             }
-            lines += readLines(evaluation.reads(ofCondition: index)).map { "  read: \($0)" }
+            // A value over several lines continues under its first line's value, not under `read:`.
+            lines += readLines(evaluation.reads(ofCondition: index)).map {
+                "  read: " + $0.replacingOccurrences(of: "\n", with: "\n        ")
+            }
             var probes: Set<ObjectIdentifier> = []
             for (predicate, probe) in evaluation.consultedProbes where predicate == index {
                 guard probes.insert(ObjectIdentifier(probe)).inserted, let line = probeLines[ObjectIdentifier(probe)] else { continue }
