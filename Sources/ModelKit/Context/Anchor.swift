@@ -83,6 +83,17 @@ extension Model {
         return copy
     }
 
+    /// This model, as a copy that does not keep its hierarchy alive: what a closure that the
+    /// hierarchy owns captures, since `self` may be a value `withAnchor` returned (an observer
+    /// holding that value would keep the hierarchy, and so itself, alive).
+    @inlinable
+    var unanchored: Self {
+        guard case .anchoring(let anchor) = node.reference else { return self }
+        var copy = self
+        copy.node.reference = .plain(anchor.box)
+        return copy
+    }
+
     /// Anchors the model as the root of a new hierarchy and returns what keeps it alive; nil (with a
     /// report) when it is anchored already.
     @usableFromInline

@@ -12,6 +12,9 @@ extension Model {
     ///
     /// The stream listens from the moment it is created and ends when the model is removed.
     /// For `Equatable` values only distinct values are delivered; otherwise every write is.
+    ///
+    /// - Note: The stream does not keep the hierarchy alive, even when called on the value
+    ///   ``Model/withAnchor()`` returned: once the last copy of that value is released, the stream ends.
     @inlinable
     public func change<Value: Sendable>(
         of keyPath: KeyPath<Self, Value> & Sendable,
@@ -21,8 +24,11 @@ extension Model {
         guard let context = node.context(for: "change(of:)", fileID: fileID, filePath: filePath, line: line, column: column) else {
             return .finished()
         }
+        // The observer belongs to the context, so it captures the model without its anchor: `self`
+        // may be the value `withAnchor` returned, which would keep the hierarchy alive through it.
+        let model = unanchored
         return context.observationStream(initial: initial, isDuplicate: nil) {
-            context.read(keyPath, of: self)
+            context.read(keyPath, of: model)
         }
     }
 
@@ -36,8 +42,9 @@ extension Model {
         guard let context = node.context(for: "change(of:)", fileID: fileID, filePath: filePath, line: line, column: column) else {
             return .finished()
         }
+        let model = unanchored
         return context.observationStream(initial: initial, isDuplicate: { $0 == $1 }) {
-            context.read(keyPath, of: self)
+            context.read(keyPath, of: model)
         }
     }
 }

@@ -158,6 +158,28 @@ private struct LeakyModel: Model {
         #expect(await tracker.allFreed(), "live: \(tracker.liveCount)")
     }
 
+    /// The observer behind `change(of:)` belongs to the root's context; called on the value
+    /// `withAnchor` returned, it must not keep that value (and so the hierarchy) alive.
+    @Test func aChangeStreamOnTheAnchoringValueEndsWhenTheHierarchyIsReleased() async {
+        let tracker = LifetimeTracker()
+        weak var hierarchy: Hierarchy?
+        let counts: Collector<Int>
+        let payloads: Collector<Payload?>
+        do {
+            let root = LeakyModel("root", token: tracker.token()).withAnchor()
+            hierarchy = root.hierarchy
+            #expect(hierarchy != nil)
+            counts = Collector(root.change(of: \.count))         // Equatable: distinct values
+            payloads = Collector(root.change(of: \.payload))     // not Equatable: every write
+            root.count = 1
+            #expect(await counts.waitForCount(2))
+            #expect(await payloads.waitForCount(1))
+        }
+        #expect(await eventually { counts.isFinished && payloads.isFinished })
+        #expect(await tracker.allFreed(), "live: \(tracker.liveCount)")
+        #expect(await eventually { hierarchy == nil })
+    }
+
     @Test func droppedObserveStreamReleasesWhatItsExpressionCaptured() async {
         let tracker = LifetimeTracker()
         let root = LeakyModel("root", token: tracker.token()).withAnchor()
