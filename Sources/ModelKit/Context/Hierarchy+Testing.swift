@@ -48,6 +48,11 @@ extension Hierarchy {
         }
     }
 
+    /// How many `modifications(of:)` streams the hierarchy lists (for ModelKit's tests).
+    package var modificationStreamCount: Int {
+        lock.withShortLock { extrasIfAny?.modificationListeners.count ?? 0 }
+    }
+
     /// Tears the hierarchy down now (idempotent; releasing the anchor later does nothing more).
     package func tearDownNow() {
         tearDown()

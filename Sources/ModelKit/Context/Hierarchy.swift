@@ -331,6 +331,12 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
                 extras.dependencyModels = [:]
                 extras.undo?.tearDown()
                 extras.resolvedDefaults = DependencyList()
+                // Each left as its owner was destructed above (a listener refers to the hierarchy).
+                assert(
+                    extras.modificationListeners.isEmpty,
+                    "ModelKit internal error: a modifications listener outlived its model"
+                )
+                extras.modificationListeners = []
             }
             root = nil
             if isOutermost && !batch.hasWork {

@@ -24,7 +24,8 @@ final class HierarchyExtras: @unchecked Sendable {
     @exclusivity(unchecked) var deliveryQueue: [DeliveryBatch] = []
     @exclusivity(unchecked) var nextTicket: UInt64 = 0
     @exclusivity(unchecked) var hooks: [any HierarchyHook] = []
-    /// The `modifications(of:)` streams of the hierarchy's models.
+    /// The live `modifications(of:)` streams of the hierarchy's models: each leaves as it ends or its
+    /// model is destructed (see `ModificationListener.leaveHierarchy`).
     @exclusivity(unchecked) var modificationListeners: [ModificationListener] = []
     @exclusivity(unchecked) var resolvedDefaults = DependencyList()
     /// Every snapshot published, kept until the hierarchy is freed so that a reader never has to

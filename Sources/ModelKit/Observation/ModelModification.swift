@@ -74,6 +74,16 @@ final class ModificationListener: PropertyObserver, @unchecked Sendable {
         storage.finish()
     }
 
+    /// Leaves `modificationListeners` as the stream ends or its model is destructed, so that the
+    /// list holds live listeners only and is empty once the hierarchy is torn down.
+    override func leaveHierarchy() {
+        guard let extras = hierarchy.extrasIfAny,
+              let position = extras.modificationListeners.firstIndex(where: { $0 === self })
+        else { return }
+        extras.modificationListeners.remove(at: position)
+        if extras.modificationListeners.isEmpty { hierarchy.updateRecordsEveryChange() }
+    }
+
     /// Whether a change of `context` belongs to the relation, relative to the listening `owner`.
     /// Caller holds the lock.
     func covers(_ context: Context, owner: Context) -> Bool {
@@ -122,10 +132,8 @@ extension Hierarchy {
     /// Queues one element for each modification listener whose relation a commit's `changes`
     /// touched. Caller holds the lock.
     func collectModifications(_ changes: [PendingChange]) {
-        let extras = self.extras
-        extras.modificationListeners.removeAll { $0.isCancelled || $0.owner == nil }
-        if extras.modificationListeners.isEmpty { updateRecordsEveryChange() }
-        for listener in extras.modificationListeners {
+        // Listed listeners are live: one leaves the list when it is cancelled or its owner destructed.
+        for listener in self.extras.modificationListeners {
             guard let owner = listener.owner else { continue }
             var paths: [String] = []
             for change in changes where !change.context.schema.isTransient(change.index) {

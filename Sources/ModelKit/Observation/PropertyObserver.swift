@@ -108,14 +108,20 @@ class PropertyObserver: @unchecked Sendable {
         return position == registrations.count
     }
 
-    /// Unregisters everywhere. Caller holds the lock.
+    /// Unregisters everywhere (at cancellation, or at its owner's destruct). Caller holds the lock.
     final func unregisterAll() {
         isCancelled = true
         for registration in registrations {
             remove(from: registration.context, index: registration.index)
         }
         registrations = []
+        leaveHierarchy()
     }
+
+    /// Leaves the lists of the hierarchy itself that name the observer, if any. Such a list must
+    /// not outlive the models: the observer refers to the hierarchy, which would never be freed.
+    /// Caller holds the lock.
+    func leaveHierarchy() {}
 
     /// Forgets the registrations on `context`, which is being destructed (its observer lists go
     /// with it). Caller holds the lock.

@@ -16,6 +16,23 @@ private struct Draft: Model {
     }
 }
 
+/// A document that saves on every modification, as an autosave does: its own stream, read by its
+/// own work. The token goes with the model value.
+private struct AutosavedDraft: Model {
+    var node = ModelNode<Self>()
+    let saves: AtomicCounter
+    let token: LifetimeTracker.Token
+    @Tracked var text = ""
+
+    func onActivate() {
+        node.forEach(node.modifications()) { [saves] _ in saves.increment() }
+    }
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track(\.$text)
+    }
+}
+
 /// `node.modifications(of:)` (API.md section 9): one element per commit in the relation.
 @Suite struct ModificationsTests {
     @Test func eachWriteInTheSubtreeIsOneElementNamingWhatChanged() async {
@@ -126,6 +143,48 @@ private struct Draft: Model {
         root.child = nil
         #expect(await modifications.waitForFinish())
         #expect(modifications.elements.isEmpty)
+    }
+
+    /// A listener refers to its hierarchy, and the hierarchy lists its listeners: the list must not
+    /// outlive the models, or the hierarchy (and all it holds) is never freed.
+    @Test func aHierarchyWithModificationStreamsIsFreedWithItsAnchor() async {
+        let tracker = LifetimeTracker()
+        let saves = AtomicCounter()
+        weak var hierarchy: Hierarchy?
+        let modifications: Collector<ModelModification>
+        do {
+            let root = AutosavedDraft(saves: saves, token: tracker.token()).withAnchor()
+            hierarchy = root.hierarchy
+            #expect(hierarchy != nil)
+            modifications = Collector(root.node.modifications())
+            root.text = "a"
+            #expect(await modifications.waitForCount(1))
+            #expect(await eventually { saves.value == 1 })
+        }
+        #expect(await modifications.waitForFinish())
+        #expect(await tracker.allFreed(), "live: \(tracker.liveCount)")
+        #expect(await eventually { hierarchy == nil })
+    }
+
+    @Test func aStreamLeavesItsHierarchyWhenDroppedCancelledOrRemoved() async {
+        let root = TreeModel("root", log: Log()).withAnchor()
+        let hierarchy = root.hierarchy!
+        for _ in 0..<500 { _ = root.node.modifications() }
+        #expect(hierarchy.modificationStreamCount == 0)
+
+        let read = Collector(root.node.modifications())
+        #expect(hierarchy.modificationStreamCount == 1)
+        read.cancel()
+        #expect(await read.waitForFinish())
+        #expect(hierarchy.modificationStreamCount == 0)
+
+        let child = TreeModel("a", log: Log())
+        root.child = child
+        let ofChild = Collector(child.node.modifications())
+        #expect(hierarchy.modificationStreamCount == 1)
+        root.child = nil
+        #expect(hierarchy.modificationStreamCount == 0)
+        #expect(await ofChild.waitForFinish())
     }
 
     @Test func writesFromManyThreadsAreEachDelivered() async {
