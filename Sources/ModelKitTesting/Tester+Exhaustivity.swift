@@ -21,7 +21,11 @@ extension Tester {
             guard !entries.isEmpty else { continue }
             let (required, skipped) = entries.split { $0.exhaustivity.contains(category.exhaustivity) }
             if !required.isEmpty {
-                state.fail(FailureMessages.unasserted(category, FailureMessages.changeLines(required.map(\.record))), at: location)
+                let records = required.map(\.record)
+                let message = FailureMessages.unasserted(
+                    category, FailureMessages.changeLines(records), ofRemovedModels: records.contains { $0.modelWasRemoved }
+                )
+                state.fail(message, at: location)
             }
             if !skipped.isEmpty && showSkipped {
                 let lines = FailureMessages.changeLines(skipped.map(\.record))

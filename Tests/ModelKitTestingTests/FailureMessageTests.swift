@@ -41,6 +41,29 @@ import Testing
         await tester.finish()
     }
 
+    @Test func aChangeOfAModelRemovedSinceSaysSo() async {
+        let (parent, tester) = Parent().andTester()
+        parent.counters = [Counter(), Counter()]
+        await tester.assert(parent.counters.count == 2)
+        parent.counters[0].name = "renamed"
+        parent.counters.removeFirst()
+        await withKnownIssue {
+            await tester.assert(parent.counters.count == 1)
+        } matching: { issue in
+            text(issue) == """
+            State changes were not asserted:
+
+              Parent.counters[0].name (of a model removed since): "a" → "renamed"
+
+            To fix, either:
+              • A change of a model removed since is asserted before the removal: assert it between the two actions.
+              • Assert the new values in a `tester.assert { … }` after the action that changes them.
+              • Or stop requiring state assertions: `tester.exhaustivity.remove(.state)`.
+            """
+        }
+        await tester.finish()
+    }
+
     @Test func anAssertionAfterTheEndFailsAtOnceSayingSo() async {
         let (model, tester) = Counter().andTester()
         await tester.finish()

@@ -28,6 +28,12 @@ package struct ChangeRecord: @unchecked Sendable {
 
     /// Identifies the changed model (its context) for matching with recorded reads.
     package var contextID: ObjectIdentifier { ObjectIdentifier(context) }
+
+    /// Whether the changed model was removed (or its hierarchy torn down) since: its `path` may now
+    /// lead to another model. Takes the hierarchy's lock.
+    package var modelWasRemoved: Bool {
+        context.hierarchy.lock.withShortLock { !context.state.isLive }
+    }
 }
 
 /// One sent event.

@@ -4,8 +4,11 @@ import ModelKit
 enum FailureMessages {
     // MARK: Exhaustivity
 
-    static func unasserted(_ category: ExhaustivityCategory, _ lines: [String]) -> String {
-        let fixes = switch category {
+    static func unasserted(_ category: ExhaustivityCategory, _ lines: [String], ofRemovedModels: Bool = false) -> String {
+        let removed = ofRemovedModels
+            ? "  • A change of a model removed since is asserted before the removal: assert it between the two actions.\n"
+            : ""
+        let categoryFixes = switch category {
         case .state:
             """
               • Assert the new values in a `tester.assert { … }` after the action that changes them.
@@ -22,6 +25,7 @@ enum FailureMessages {
               • Or stop requiring preferences assertions: `tester.exhaustivity.remove(.preferences)`.
             """
         }
+        let fixes = removed + categoryFixes
         return """
         \(category.title) were not asserted:
 
@@ -188,7 +192,8 @@ enum FailureMessages {
             let key = "\(record.contextID.hashValue):\(record.index)"
             if chains[key] == nil {
                 order.append(key)
-                chains[key] = (record.propertyPath, [record.old, record.new])
+                let path = record.modelWasRemoved ? "\(record.propertyPath) (of a model removed since)" : record.propertyPath
+                chains[key] = (path, [record.old, record.new])
             } else {
                 chains[key]?.values.append(record.new)
             }
