@@ -1,3 +1,4 @@
+import Foundation
 import ModelKit
 import Testing
 
@@ -156,5 +157,36 @@ extension ReportedIssueTests {
                 #expect(a.lifetime == .destructed && b.lifetime == .anchored)
             }
         }
+    }
+}
+
+/// `move(fromOffsets:toOffset:)` (SwiftUI's, provided where SwiftUI is not): one write that moves
+/// children without tearing them down.
+@Suite struct CollectionMoveTests {
+    @Test func movesLikeSwiftUI() {
+        func moved(_ source: IndexSet, _ destination: Int) -> [String] {
+            var letters = ["a", "b", "c", "d"]
+            letters.move(fromOffsets: source, toOffset: destination)
+            return letters
+        }
+        #expect(moved([0], 2) == ["b", "a", "c", "d"])
+        #expect(moved([3], 0) == ["d", "a", "b", "c"])
+        #expect(moved([0, 2], 4) == ["b", "d", "a", "c"])
+        #expect(moved([1, 2], 0) == ["b", "c", "a", "d"])
+        #expect(moved([1], 1) == ["a", "b", "c", "d"])
+        #expect(moved([1], 2) == ["a", "b", "c", "d"])
+        #expect(moved([], 3) == ["a", "b", "c", "d"])
+    }
+
+    @Test func movingChildrenInOneWriteKeepsThemLive() {
+        let log = Log()
+        let board = Board().withAnchor()
+        board.items = ["a", "b", "c"].map { TreeModel($0, log: log) }
+        let first = board.items[0]
+        board.items.move(fromOffsets: [0], toOffset: 3)
+        #expect(board.items.map(\.id) == ["b", "c", "a"])
+        #expect(first.lifetime == .anchored)
+        #expect(board.items[2].lifetime == .anchored)
+        #expect(!log.all.contains { $0.hasPrefix("cancel") })
     }
 }
