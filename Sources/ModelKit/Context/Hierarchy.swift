@@ -168,10 +168,12 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
                 // Swapped with a spare buffer, so that neither allocates in the usual section.
                 var changes = spareChanges
                 swap(&changes, &pendingChanges)
-                let isSingle = changes.count == 1
+                var isSingle = changes.count == 1
                 // Which writes undo or redo made, read in order before they are coalesced.
                 if let undo, !undo.restoreRanges.isEmpty { undo.sortRestores(changes) }
                 if !isSingle { PendingChange.coalesce(&changes, stamp: nextStamp()) }
+                dropUnchangedFolds(&changes)
+                isSingle = changes.count == 1
                 work.notifications.append(contentsOf: changes)
                 commit(changes, isSingle: isSingle, into: &work)
                 changes.removeAll(keepingCapacity: true)

@@ -163,6 +163,16 @@ class PreferenceFold: KeyedEntry {
         }
     }
 
+    /// Keeps the fold's value from before the section that invalidates it (the first invalidation
+    /// keeps it; reads in between do not replace it), for ``isUnchangedSinceInvalidated()``. Caller
+    /// holds the lock, with the fold valid.
+    func keepValueBeforeInvalidation() {}
+
+    /// Whether the fold, brought up to date, equals its value from before the section (for an
+    /// `Equatable` value); the kept value is dropped either way. A derived change of an unchanged
+    /// fold is dropped from its commit, so Observation does not hear of it. Caller holds the lock.
+    func isUnchangedSinceInvalidated() -> Bool { false }
+
     /// The parents' folds that still hold this one, each having its block invalidated.
     final func invalidateParentBlocks() -> [PreferenceFold] {
         var parents: [PreferenceFold] = []
@@ -186,6 +196,21 @@ final class PreferenceEntry<Key: ModelPreferenceKey>: PreferenceFold {
     @usableFromInline @exclusivity(unchecked) var folded: Key.Value?
 
     override var lastReadValue: Any? { isValid ? folded.map { $0 as Any } : nil }
+    /// See `keepValueBeforeInvalidation()`.
+    @exclusivity(unchecked) var foldedBeforeSection: Key.Value?
+
+    override func keepValueBeforeInvalidation() {
+        if foldedBeforeSection == nil { foldedBeforeSection = folded }
+    }
+
+    override func isUnchangedSinceInvalidated() -> Bool {
+        guard let before = foldedBeforeSection else { return false }
+        foldedBeforeSection = nil
+        guard context.state.isLive else { return false }
+        validate()
+        guard let now = folded else { return false }
+        return valuesAreEqual(before, now) == true
+    }
 
     override func restorer() -> (@Sendable (Context) -> Void)? {
         guard let contribution else { return nil }
@@ -360,6 +385,7 @@ extension Context {
         while let fold = stack.popLast() {
             // An invalid fold has no valid fold above it: nothing more to do there.
             guard fold.isValid, fold.context.state.isLive else { continue }
+            fold.keepValueBeforeInvalidation()
             fold.isValid = false
             hierarchy.record(PendingChange(context: fold.context, index: fold.index, old: nil, new: nil))
             stack.append(contentsOf: fold.invalidateParentBlocks())
@@ -372,9 +398,31 @@ extension Context {
         guard let preferences = extras?.values?.preferences, !preferences.isEmpty else { return }
         for case let fold as PreferenceFold in preferences.values {
             if fold.isValid {
+                fold.keepValueBeforeInvalidation()
                 hierarchy.record(PendingChange(context: self, index: fold.index, old: nil, new: nil))
             }
             invalidateFolds(from: fold, structure: true)
+        }
+    }
+}
+
+extension Hierarchy {
+    /// Drops from a commit's `changes` the derived changes of preference folds that, brought up to
+    /// date, equal their value from before the section: a child added or removed that contributes
+    /// nothing, a contributor moved within the subtree. Observers compare values themselves;
+    /// Observation would hear of them. Caller holds the lock.
+    func dropUnchangedFolds(_ changes: inout [PendingChange]) {
+        let base = KeyedKind.preference.base
+        guard changes.contains(where: { $0.index >= base }) else { return }
+        changes.removeAll { change in
+            guard change.index >= base else { return false }
+            let position = change.index - base
+            guard let folds = change.context.extras?.values?.orderedPreferences, folds.indices.contains(position),
+                  let fold = folds[position] as? PreferenceFold
+            else { return false }
+            // Called for every fold of the commit, so that none keeps its value for a later one.
+            let isUnchanged = fold.isUnchangedSinceInvalidated()
+            return isUnchanged && change.old == nil && change.new == nil && !change.isTouch
         }
     }
 }

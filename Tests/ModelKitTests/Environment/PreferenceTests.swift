@@ -59,9 +59,38 @@ import Testing
         root.children[0].unsavedCount = 1
         #expect(fired.value == 1)
         track()
-        root.children.append(Panel("b"))
+        let b = Panel("b")
+        root.children.append(b)
+        b.unsavedCount = 2
         #expect(fired.value == 2)
+        #expect(root.unsavedCount == 3)
+        track()
+        root.children.removeLast()
+        #expect(fired.value == 3)
         #expect(root.unsavedCount == 1)
+    }
+
+    @Test func aChangeBelowThatLeavesTheFoldAsItWasIsNoChangeOfIt() {
+        let root = Panel("root", children: [Panel("a", children: [Panel("a1")]), Panel("b")]).withAnchor()
+        root.children[0].unsavedCount = 1
+        #expect(root.unsavedCount == 1)
+        let fired = Locked(0)
+        func track() { withObservationTracking { _ = root.unsavedCount } onChange: { fired.withLock { $0 += 1 } } }
+        track()
+        // A child that contributes nothing, added and removed.
+        root.children.append(Panel("c"))
+        root.children.removeLast()
+        // A contribution moved from one descendant to another in one transaction.
+        root.node.transaction {
+            root.children[0].node.removePreference(\.unsavedCount)
+            root.children[1].unsavedCount = 1
+        }
+        #expect(fired.value == 0)
+        #expect(root.unsavedCount == 1)
+        // A real change is still heard.
+        root.children[1].unsavedCount = 2
+        #expect(fired.value == 1)
+        #expect(root.unsavedCount == 2)
     }
 
     @Test func onChangeOfAFoldRunsOncePerDistinctValue() async {
