@@ -63,9 +63,14 @@ struct PendingChange {
             }
             return positions[key]
         }
+        // The positions that took a later write: only they can be back at their first value (a
+        // single write of an equal value is no change already).
+        var merged: [Int] = []
         for change in changes {
             let key = Key(context: ObjectIdentifier(change.context), index: change.index)
             if let position = position(of: key) {
+                // Only a change with values can be told to be back where it started.
+                if change.new != nil && merged.last != position && !merged.contains(position) { merged.append(position) }
                 if change.isTouch {
                     result[position].isTouch = true
                 } else {
@@ -79,20 +84,25 @@ struct PendingChange {
                 result.append(change)
             }
         }
-        return withoutNetZeroChanges(result)
+        return withoutNetZeroChanges(result, merged: merged)
     }
 
     /// `changes` without the properties written back to the value they had (`value = 1; value = 0`
     /// in one transaction): no observer, hook, `modifications` stream or undo entry hears of them.
     /// Told only where the values were recorded (a hook or a `modifications` stream listens, or
-    /// undo tracks the property) and are `Equatable`.
-    private static func withoutNetZeroChanges(_ changes: [PendingChange]) -> [PendingChange] {
-        func isNetZero(_ change: PendingChange) -> Bool {
-            guard !change.isTouch, let old = change.old, let new = change.new else { return false }
-            return valuesAreEqual(old, new) == true
+    /// undo tracks the property) and are `Equatable`. `merged`: the positions that took several
+    /// writes.
+    private static func withoutNetZeroChanges(_ changes: [PendingChange], merged: [Int]) -> [PendingChange] {
+        var netZero: [Int] = []
+        for position in merged {
+            let change = changes[position]
+            guard !change.isTouch, let old = change.old, let new = change.new, valuesAreEqual(old, new) == true else { continue }
+            netZero.append(position)
         }
-        guard changes.contains(where: isNetZero) else { return changes }
-        return changes.filter { !isNetZero($0) }
+        guard !netZero.isEmpty else { return changes }
+        var result = changes
+        for position in netZero.sorted(by: >) { result.remove(at: position) }
+        return result
     }
 
     private struct Key: Hashable {

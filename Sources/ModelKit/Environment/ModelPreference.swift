@@ -168,6 +168,10 @@ class PreferenceFold: KeyedEntry {
     /// holds the lock, with the fold valid.
     func keepValueBeforeInvalidation() {}
 
+    /// Whether ``keepValueBeforeInvalidation()`` kept a value not compared yet. Guarded by the
+    /// hierarchy lock.
+    @exclusivity(unchecked) final var hasKeptValue = false
+
     /// Whether the fold, brought up to date, equals its value from before the section (for an
     /// `Equatable` value); the kept value is dropped either way. A derived change of an unchanged
     /// fold is dropped from its commit, so Observation does not hear of it. Caller holds the lock.
@@ -200,10 +204,13 @@ final class PreferenceEntry<Key: ModelPreferenceKey>: PreferenceFold {
     @exclusivity(unchecked) var foldedBeforeSection: Key.Value?
 
     override func keepValueBeforeInvalidation() {
-        if foldedBeforeSection == nil { foldedBeforeSection = folded }
+        if hasKeptValue { return }
+        foldedBeforeSection = folded
+        hasKeptValue = foldedBeforeSection != nil
     }
 
     override func isUnchangedSinceInvalidated() -> Bool {
+        hasKeptValue = false
         guard let before = foldedBeforeSection else { return false }
         foldedBeforeSection = nil
         guard context.state.isLive else { return false }
@@ -385,7 +392,11 @@ extension Context {
         while let fold = stack.popLast() {
             // An invalid fold has no valid fold above it: nothing more to do there.
             guard fold.isValid, fold.context.state.isLive else { continue }
-            fold.keepValueBeforeInvalidation()
+            // After a change of the tree's shape, the fold may well be what it was (a child that
+            // contributes nothing): its value is kept, to compare at the commit. Not after a
+            // contribution's change, which changes the folds above it as a rule: comparing would
+            // fold them at the commit (in code not specialized for the key) on every such write.
+            if structure { fold.keepValueBeforeInvalidation() }
             fold.isValid = false
             hierarchy.record(PendingChange(context: fold.context, index: fold.index, old: nil, new: nil))
             stack.append(contentsOf: fold.invalidateParentBlocks())
@@ -408,21 +419,25 @@ extension Context {
 
 extension Hierarchy {
     /// Drops from a commit's `changes` the derived changes of preference folds that, brought up to
-    /// date, equal their value from before the section: a child added or removed that contributes
-    /// nothing, a contributor moved within the subtree. Observers compare values themselves;
-    /// Observation would hear of them. Caller holds the lock.
+    /// date, equal their value from before the section, after a change of the tree's shape (a child
+    /// that contributes nothing added or removed, children reordered). Observers compare values
+    /// themselves; Observation would hear of them. Caller holds the lock.
     func dropUnchangedFolds(_ changes: inout [PendingChange]) {
         let base = KeyedKind.preference.base
-        guard changes.contains(where: { $0.index >= base }) else { return }
-        changes.removeAll { change in
-            guard change.index >= base else { return false }
-            let position = change.index - base
-            guard let folds = change.context.extras?.values?.orderedPreferences, folds.indices.contains(position),
-                  let fold = folds[position] as? PreferenceFold
-            else { return false }
-            // Called for every fold of the commit, so that none keeps its value for a later one.
-            let isUnchanged = fold.isUnchangedSinceInvalidated()
-            return isUnchanged && change.old == nil && change.new == nil && !change.isTouch
+        var unchanged: [Int] = []
+        for position in changes.indices where changes[position].index >= base {
+            let index = changes[position].index - base
+            guard let folds = changes[position].context.extras?.values?.orderedPreferences, folds.indices.contains(index) else {
+                continue
+            }
+            // The entries of `orderedPreferences` are folds; most kept no value (a contribution's change).
+            let fold = unsafeDowncast(folds[index], to: PreferenceFold.self)
+            guard fold.hasKeptValue else { continue }
+            // Asked for every fold that kept a value, so that none keeps it for a later commit.
+            if fold.isUnchangedSinceInvalidated() && changes[position].new == nil && !changes[position].isTouch {
+                unchanged.append(position)
+            }
         }
+        for position in unchanged.reversed() { changes.remove(at: position) }
     }
 }
