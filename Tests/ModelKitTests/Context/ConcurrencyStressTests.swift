@@ -174,9 +174,12 @@ private struct LedgerModel: Model {
         // A thread of its own, not a task: a loop that never suspends would hold one of the
         // cooperative pool's two threads for the whole test and stall every test beside it.
         Thread {
-            // Bounded; the readers below stop it long before.
-            for _ in 0..<50_000_000 where !stop.value {
+            // Bounded; the readers below stop it long before (and it stops at once then: a `where`
+            // clause would go on through the remaining iterations).
+            var writes = 0
+            while writes < 50_000_000 && !stop.value {
                 ledger.count += 1
+                writes += 1
             }
             writerEnded.value = true
         }.start()
