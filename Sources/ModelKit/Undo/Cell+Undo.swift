@@ -11,6 +11,10 @@ protocol UndoableCell: AnyCell {
     /// A new unbound cell holding the current value with its models detached (see `detached(_:)`).
     /// The caller holds the guarding lock.
     func detachedCopy() -> AnyCell
+
+    /// The boxes of the models in `value` (a value of the cell's type, held by child slot `index`
+    /// of `schema`), in the order the slot visits them.
+    func modelBoxes(in value: Any, slot index: Int, of schema: AnySchema) -> [NodeBox]
 }
 
 extension Cell: UndoableCell {
@@ -26,6 +30,14 @@ extension Cell: UndoableCell {
 
     func detachedCopy() -> AnyCell {
         makeCell(detached(value))
+    }
+
+    func modelBoxes(in value: Any, slot index: Int, of schema: AnySchema) -> [NodeBox] {
+        guard let value = value as? Value else { return [] }
+        let sink = CollectingSink(tracksPath: false)
+        var visitor = ContainerVisitor(sink: sink)
+        schema.visitChildren(index, cell: Cell(value), &visitor)
+        return sink.entries.map(\.box)
     }
 }
 

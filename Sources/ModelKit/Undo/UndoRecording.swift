@@ -174,6 +174,7 @@ final class HierarchyUndo {
         let restored = restoredProperties
         restoredProperties = [:]
         var groups: [(history: UndoHistory, changes: [UndoChange], hasChildSlot: Bool)] = []
+        var unchangedSlots = false
         // A touch carries no values and is skipped below; a touch coalesced with a write of the
         // same property carries the write's, and is the write's entry.
         for change in changes {
@@ -187,9 +188,15 @@ final class HierarchyUndo {
                 old = restoredValue
             }
             // Coalesced writes of a transaction may end where they began.
-            if let cell = context.cell(change.index), cell.undoable.isEqualAny(old, new) { continue }
-            let undoChange = UndoChange(context: context, index: change.index, old: old, new: new)
             let isChildSlot = context.schema.isChildSlot(change.index)
+            if let cell = context.cell(change.index) {
+                if cell.undoable.isEqualAny(old, new) { continue }
+                if isChildSlot, leftAsItWas(context, change.index, cell: cell, old: old, new: new) {
+                    unchangedSlots = true
+                    continue
+                }
+            }
+            let undoChange = UndoChange(context: context, index: change.index, old: old, new: new)
             if let position = groups.firstIndex(where: { $0.history === tracking.history }) {
                 groups[position].changes.append(undoChange)
                 groups[position].hasChildSlot = groups[position].hasChildSlot || isChildSlot
@@ -201,7 +208,26 @@ final class HierarchyUndo {
             group.history.push(UndoEntry(group.changes, hasChildSlot: group.hasChildSlot), in: hierarchy)
         }
         // After the pushes: the commit's own entry may be what still refers to a chain.
-        if chainsToCollapse { collapseChains() }
+        if chainsToCollapse {
+            collapseChains()
+        } else if unchangedSlots {
+            // The copies kept of children the commit added and removed again: no entry names them.
+            releaseUnreferencedRevivals()
+        }
+    }
+
+    /// Whether child slot `index` of `context` was left as it was by a commit that took it from
+    /// `old` to `new` (a transaction that added a child and removed it again): both values hold
+    /// the same children in the same order (the same instances, or instances continuing the same
+    /// model), and nothing else of them differs (see `slotIsUnchanged`). Caller holds the lock.
+    private func leftAsItWas(_ context: Context, _ index: Int, cell: AnyCell, old: Any, new: Any) -> Bool {
+        let oldBoxes = cell.undoable.modelBoxes(in: old, slot: index, of: context.schema)
+        let newBoxes = cell.undoable.modelBoxes(in: new, slot: index, of: context.schema)
+        guard oldBoxes.count == newBoxes.count else { return false }
+        for (oldBox, newBox) in zip(oldBoxes, newBoxes) where oldBox !== newBox {
+            guard let live = oldBox.context, live === newBox.context else { return false }
+        }
+        return slotIsUnchanged(holdsSameChildren: true, old: old, new: new)
     }
 
     /// The live context a change recorded on `context` applies to now: the context itself, or the

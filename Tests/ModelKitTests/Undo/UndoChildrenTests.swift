@@ -46,6 +46,39 @@ import Testing
         #expect(editor.items.isEmpty && !stack.canUndo)
     }
 
+    @Test func aTransactionThatAddsAndRemovesAChildPushesNoEntry() {
+        let log = Log()
+        let editor = UndoEditor(log: log, items: [UndoItem(id: 1, name: "car", log: log)]).withAnchor()
+        let stack = editor.node.undoStack
+        editor.title = "T"
+        editor.node.transaction {
+            editor.items.append(UndoItem(id: 2, name: "bike", log: log))
+            editor.items.removeLast()
+        }
+        editor.node.transaction {
+            editor.selected = UndoItem(id: 3, name: "boat", log: log)
+            editor.selected = nil
+        }
+        // A new instance continuing the child (same id, same values) leaves the slot as it was too.
+        editor.node.transaction {
+            editor.items = [UndoItem(id: 1, name: "car", log: log), UndoItem(id: 4, name: "van", log: log)]
+            editor.items.removeLast()
+        }
+        stack.undo()
+        #expect(editor.title == "")
+        #expect(editor.items.map(\.id) == [1] && editor.items[0].lifetime == .anchored)
+        #expect(!stack.canUndo)
+
+        // A slot left holding other children, or the same ones in another order, did change.
+        editor.items.append(UndoItem(id: 5, name: "cart", log: log))
+        editor.node.transaction {
+            editor.items.append(UndoItem(id: 6, name: "tram", log: log))
+            editor.items = [editor.items[1], editor.items[0]]
+        }
+        stack.undo()
+        #expect(editor.items.map(\.id) == [1, 5])
+    }
+
     @Test func aRevivedChildIsSetUpAsTheRemovedOneWasAnchored() {
         let log = Log()
         let editor = UndoEditor(log: log).withAnchor()

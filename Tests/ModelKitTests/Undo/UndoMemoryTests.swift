@@ -29,6 +29,22 @@ import Testing
         #expect(await tracker.allFreed())
     }
 
+    @Test func aChildAddedAndRemovedInOneTransactionIsNotKept() async {
+        let tracker = LifetimeTracker()
+        do {
+            let list = TokenList().withAnchor()
+            list.node.transaction {
+                list.rows.append(TokenRow(id: 1, token: tracker.token()))
+                list.rows.removeAll()
+            }
+            #expect(!list.node.undoStack.canUndo)
+            #expect(keptRevivals(of: list) == 0)
+            #expect(await eventually { tracker.liveCount == 0 })
+            withExtendedLifetime(list) {}
+        }
+        #expect(await tracker.allFreed())
+    }
+
     @Test func aRevivedChildKeepsItsEarlierEntriesWhenTheRemovalIsDropped() {
         let list = TokenList(rows: [TokenRow(id: 1, token: LifetimeTracker().token())])
             .withAnchor { $0.undoStack = ModelUndoStack(limit: 3) }
