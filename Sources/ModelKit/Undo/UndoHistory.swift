@@ -164,26 +164,63 @@ final class UndoHistory: @unchecked Sendable {
 
     /// Writes the entry's old (or new) values into their models, the last change first when undoing.
     /// Returns false when none of its models is live any more. Caller holds the section.
+    ///
+    /// A change of a model that another change of the entry brings back (a transaction that edited
+    /// a child and removed it, or removed it with its parent: undone, the edit comes first) waits
+    /// until that change has revived the model, and then applies to the copy that came back.
     private func apply(_ entry: UndoEntry, restoringOld: Bool, undo: HierarchyUndo, action: UndoAction) -> Bool {
         var applied = false
         let changes = entry.list
+        var waiting: [UndoChange] = []
+        var revived = false
         for change in restoringOld ? changes.reversed() : changes {
-            guard let target = undo.liveTarget(for: change.context), let cell = target.cell(change.index) else {
-                continue
+            switch apply(change, restoringOld: restoringOld, undo: undo, action: action) {
+            case .notLive: waiting.append(change)
+            case .applied: applied = true
+            case .revived: applied = true; revived = true
             }
-            var value = restoringOld ? change.old : change.new
-            applied = true
-            guard target.schema.isChildSlot(change.index) else {
-                cell.undoable.restore(value)
-                continue
+        }
+        // Each pass that brought models back may have brought back those the waiting changes name.
+        while revived && !waiting.isEmpty {
+            revived = false
+            let pass = waiting
+            waiting = []
+            for change in pass {
+                switch apply(change, restoringOld: restoringOld, undo: undo, action: action) {
+                case .notLive: waiting.append(change)
+                case .applied: applied = true
+                case .revived: applied = true; revived = true
+                }
             }
-            var revived: [(dead: Context, box: NodeBox)] = []
-            value = undo.reviving(value, revived: &revived)
-            let mark = undo.hierarchy.pendingActions.count
-            cell.undoable.restore(value)
-            undo.noteRevived(revived)
-            undo.reportUnrevived(in: target, slot: change.index, revived: revived, actionsFrom: mark, action: action)
         }
         return applied
+    }
+
+    private enum ChangeApplied {
+        /// Its model is not live (torn down, or not brought back yet): nothing was written.
+        case notLive
+        case applied
+        /// Applied, and it brought removed models back.
+        case revived
+    }
+
+    /// Writes one change's old (or new) value into its model, or into the model that brought it
+    /// back. Caller holds the section.
+    private func apply(_ change: UndoChange, restoringOld: Bool, undo: HierarchyUndo, action: UndoAction) -> ChangeApplied {
+        guard let target = undo.liveTarget(for: change.context), let cell = target.cell(change.index) else {
+            return .notLive
+        }
+        var value = restoringOld ? change.old : change.new
+        guard target.schema.isChildSlot(change.index) else {
+            cell.undoable.restore(value)
+            return .applied
+        }
+        var revived: [(dead: Context, box: NodeBox)] = []
+        value = undo.reviving(value, revived: &revived)
+        let mark = undo.hierarchy.pendingActions.count
+        cell.undoable.restore(value)
+        undo.noteRevived(revived)
+        undo.reportUnrevived(in: target, slot: change.index, revived: revived, actionsFrom: mark, action: action)
+        return revived.isEmpty ? .applied : .revived
     }
 }

@@ -79,6 +79,47 @@ import Testing
         #expect(editor.items.map(\.id) == [1, 5])
     }
 
+    @Test func undoingATransactionThatEditedAChildThenRemovedItRestoresTheEdit() {
+        let log = Log()
+        let editor = UndoEditor(log: log, items: [UndoItem(id: 1, name: "car", log: log), UndoItem(id: 2, name: "bike", log: log)])
+            .withAnchor()
+        let stack = editor.node.undoStack
+        let car = editor.items[0]
+        editor.node.transaction {
+            editor.items.append(UndoItem(id: 3, name: "van", log: log))
+            car.name = "red car"
+            editor.items.remove(at: 0)
+        }
+        stack.undo()
+        #expect(editor.items.map(\.id) == [1, 2])
+        #expect(editor.items[0].name == "car" && editor.items[0].lifetime == .anchored)
+        stack.redo()
+        #expect(editor.items.map(\.id) == [2, 3])
+        stack.undo()
+        #expect(editor.items.map(\.name) == ["car", "bike"])
+    }
+
+    @Test func undoingATransactionThatRemovedAChildThenEditedItRestoresTheEdits() {
+        let log = Log()
+        let part = UndoItem(id: 11, name: "wheel", log: log)
+        let editor = UndoEditor(log: log, items: [UndoItem(id: 1, name: "car", parts: [part], log: log)]).withAnchor()
+        let stack = editor.node.undoStack
+        let car = editor.items[0]
+        editor.node.transaction {
+            editor.items = []
+            car.parts = []          // the car is torn down at the end of the transaction
+            car.name = "scrap"
+        }
+        stack.undo()
+        let back = try! #require(editor.items.first)
+        #expect(back.name == "car" && back.lifetime == .anchored)
+        #expect(back.parts.map(\.name) == ["wheel"] && back.parts[0].lifetime == .anchored)
+        stack.redo()
+        #expect(editor.items.isEmpty)
+        stack.undo()
+        #expect(editor.items.first?.name == "car" && editor.items.first?.parts.map(\.id) == [11])
+    }
+
     @Test func aRevivedChildIsSetUpAsTheRemovedOneWasAnchored() {
         let log = Log()
         let editor = UndoEditor(log: log).withAnchor()
