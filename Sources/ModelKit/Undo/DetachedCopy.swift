@@ -14,9 +14,16 @@
 
 extension Model {
     /// A new initial instance with the model's id, its current values and, in place of the models
-    /// held directly or in optionals, arrays, dictionaries and collections, their detached copies. The caller
-    /// holds the lock guarding the model's cells (or the copy is private to the caller).
+    /// held directly or in optionals, arrays, dictionaries and collections, their detached copies
+    /// (of a live model: of the instance its context holds). The caller holds the lock guarding the
+    /// model's cells (or the copy is private to the caller).
     func detachedCopy() -> Self {
+        // An earlier instance of a model continued by a newer one (same-id continuity, API.md
+        // section 8), which undo may have put back in a slot: its cells forward to the live ones and
+        // keep the values they had when it was continued. The live instance is copied instead.
+        if let live = node.box.context?.model(as: Self.self), live.node.box !== node.box {
+            return live.detachedCopy()
+        }
         let schema = Schema<Self>.shared(self)
         var copy = self
         let box = NodeBox(id: node.box.id)

@@ -120,6 +120,25 @@ import Testing
         #expect(editor.items.first?.name == "car" && editor.items.first?.parts.map(\.id) == [11])
     }
 
+    @Test func aChildPutBackAsAnInstanceContinuedSinceComesBackWithItsLatestState() {
+        let log = Log()
+        let wheel = UndoItem(id: 11, name: "wheel", log: log)
+        let editor = UndoEditor(log: log, items: [UndoItem(id: 1, name: "car", parts: [wheel], log: log)]).withAnchor()
+        let stack = editor.node.undoStack
+        editor.items[0].parts.append(UndoItem(id: 12, name: "door", log: log))
+        // Same ids: the parts continue, and `wheel` forwards to the new instance's storage.
+        editor.items[0].parts = [UndoItem(id: 11, name: "wheel", log: log), UndoItem(id: 12, name: "door", log: log)]
+        stack.undo()                                 // the parts are [wheel] again: the earlier instance
+        editor.items[0].parts[0].name = "tyre"
+        editor.items[0].parts[0].cursor = 3          // transient: kept by the removal's copy only
+        editor.items = []
+        stack.undo()
+        let part = try! #require(editor.items.first?.parts.first)
+        #expect(part.name == "tyre" && part.cursor == 3 && part.lifetime == .anchored)
+        stack.undo()
+        #expect(editor.items.first?.parts.first?.name == "wheel")
+    }
+
     @Test func aRevivedChildIsSetUpAsTheRemovedOneWasAnchored() {
         let log = Log()
         let editor = UndoEditor(log: log).withAnchor()
