@@ -65,12 +65,18 @@ struct PendingChange {
         }
         // The positions that took a later write: only they can be back at their first value (a
         // single write of an equal value is no change already).
+        // Only changes with values can be told to be back where they started, and only those that
+        // merged no derived change: an environment value or fold changed below (a derived change
+        // carries no values) while the model's own value ended where it began is still a change.
         var merged: [Int] = []
+        var derived: [Int] = []
         for change in changes {
             let key = Key(context: ObjectIdentifier(change.context), index: change.index)
             if let position = position(of: key) {
-                // Only a change with values can be told to be back where it started.
                 if change.new != nil && merged.last != position && !merged.contains(position) { merged.append(position) }
+                if !change.isTouch && (change.new == nil || result[position].new == nil) && !derived.contains(position) {
+                    derived.append(position)
+                }
                 if change.isTouch {
                     result[position].isTouch = true
                 } else {
@@ -84,7 +90,7 @@ struct PendingChange {
                 result.append(change)
             }
         }
-        return withoutNetZeroChanges(result, merged: merged)
+        return withoutNetZeroChanges(result, merged: derived.isEmpty ? merged : merged.filter { !derived.contains($0) })
     }
 
     /// `changes` without the properties written back to the value they had (`value = 1; value = 0`
@@ -96,7 +102,11 @@ struct PendingChange {
         var netZero: [Int] = []
         for position in merged {
             let change = changes[position]
-            guard !change.isTouch, let old = change.old, let new = change.new, valuesAreEqual(old, new) == true else { continue }
+            // A contribution's values are not the fold a reader sees: a contribution set back to
+            // where it was leaves the fold changed if anything below changed meanwhile.
+            guard !change.isTouch, KeyedKind.of(change.index) != .preference,
+                  let old = change.old, let new = change.new, valuesAreEqual(old, new) == true
+            else { continue }
             netZero.append(position)
         }
         guard !netZero.isEmpty else { return changes }

@@ -70,6 +70,32 @@ import Testing
         #expect(root.unsavedCount == 1)
     }
 
+    @Test func aTransactionChangingTheFoldIsHeardThoughTheContributionEndsAsItWas() {
+        let root = Panel("root", children: [Panel("a", children: [Panel("b")])]).withAnchor()
+        root.children[0].children[0].unsavedCount = 2
+        let log = Log()
+        let observing = root.node.onChange(of: root.unsavedCount) { old, new in log.add("\(old)->\(new)") }
+        #expect(root.unsavedCount == 2)
+        // The root's contribution goes from none to 0 (recorded as 0 → 0) as a contributor below is removed.
+        root.node.transaction {
+            root.children[0].children = []
+            root.unsavedCount = 0
+        }
+        #expect(log.all == ["2->0"])
+        // The root's contribution removed and set back, as a contributor below is removed.
+        root.unsavedCount = 1
+        root.children[0].children = [Panel("c")]
+        root.children[0].children[0].unsavedCount = 3
+        root.node.transaction {
+            root.node.removePreference(\.unsavedCount)
+            root.children[0].children = []
+            root.unsavedCount = 1
+        }
+        #expect(root.unsavedCount == 1)
+        #expect(log.all == ["2->0", "0->1", "1->4", "4->1"])
+        observing.cancel()
+    }
+
     @Test func aChangeBelowThatLeavesTheFoldAsItWasIsNoChangeOfIt() {
         let root = Panel("root", children: [Panel("a", children: [Panel("a1")]), Panel("b")]).withAnchor()
         root.children[0].unsavedCount = 1
