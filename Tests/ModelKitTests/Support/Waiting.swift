@@ -8,14 +8,8 @@ import Synchronization
 /// for 5.2–5.6 s while the suites start, which a 5 s bound did not survive.
 let defaultWaitTimeout: Duration = .seconds(20)
 
-/// Polls `condition` until it holds, or until `timeout` has passed on the continuous clock;
-/// returns whether it held.
-///
-/// The first polls are `Task.yield()`s apart, which is enough for work already queued; after them
-/// the pauses between polls grow from 20 µs to 2 ms. A waiter that only yielded would keep a
-/// thread busy for as long as it waits; with dozens of tests waiting beside the stress tests'
-/// racing threads on two cores, under Address Sanitizer, that starved the very work being waited
-/// for (tests that take milliseconds finished together after 5 to 20 s).
+/// Polls `condition` between `Task.yield()`s until it holds, or until `timeout` has passed on the
+/// continuous clock; returns whether it held.
 ///
 /// Work that ends asynchronously (a cancelled task unwinding, a stream delivery) is waited for with
 /// this instead of sleeping: the wait ends as soon as the condition holds. It only proves that
@@ -25,17 +19,9 @@ let defaultWaitTimeout: Duration = .seconds(20)
 @discardableResult
 func eventually(timeout: Duration = defaultWaitTimeout, _ condition: () -> Bool) async -> Bool {
     let deadline = ContinuousClock.now.advanced(by: timeout)
-    var polls = 0
-    var pause = Duration.microseconds(20)
     while !condition() {
         if ContinuousClock.now >= deadline { return condition() }
-        polls += 1
-        if polls <= 64 {
-            await Task.yield()
-        } else {
-            try? await Task.sleep(for: pause)
-            pause = min(pause * 2, .milliseconds(2))
-        }
+        await Task.yield()
     }
     return true
 }
