@@ -33,12 +33,13 @@ extension HierarchyUndo {
         var superseded: [ObjectIdentifier] = []
         for (id, revival) in revivals where revival.snapshot != nil {
             var next = revival.successor
+            var steps = 0
             while let current = next, let later = revivals[ObjectIdentifier(current)] {
                 if later.snapshot != nil {
                     superseded.append(id)
                     break
                 }
-                next = later.successor
+                next = successor(of: current, steps: &steps)
             }
         }
         for id in superseded {
@@ -53,11 +54,12 @@ extension HierarchyUndo {
             guard var current = revival.successor else { continue }
             var lastSnapshot: Context?
             var lastRevivable: Context?
+            var steps = 0
             while true {
                 let later = revivals[ObjectIdentifier(current)]
                 if later?.snapshot != nil { lastSnapshot = current }
                 if revivable.contains(ObjectIdentifier(current)) { lastRevivable = current }
-                guard let next = later?.successor else { break }
+                guard later != nil, let next = successor(of: current, steps: &steps) else { break }
                 current = next
             }
             let successor = lastSnapshot ?? lastRevivable ?? current

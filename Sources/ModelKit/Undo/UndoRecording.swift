@@ -162,11 +162,25 @@ final class HierarchyUndo {
     /// Whether `context`, or the model that brought it back last, is kept to be brought back.
     func mayComeBack(_ context: Context, revivable: Set<ObjectIdentifier>) -> Bool {
         var current = context
+        var steps = 0
         while !revivable.contains(ObjectIdentifier(current)) {
-            guard let next = revivals[ObjectIdentifier(current)]?.successor else { return false }
+            guard let next = successor(of: current, steps: &steps) else { return false }
             current = next
         }
         return true
+    }
+
+    /// The context that brought `context`'s model back, if any; `steps` counts the steps of the
+    /// walk so far. A chain visits each revival at most once (see `Revival.successor`): a walk
+    /// longer than that means the invariant broke, which debug builds stop at and release builds
+    /// end the walk at, rather than loop forever. Caller holds the lock.
+    func successor(of context: Context, steps: inout Int) -> Context? {
+        steps += 1
+        guard steps <= revivals.count + 1 else {
+            assertionFailure("ModelKit internal error: undo's chain of revived models has a cycle")
+            return nil
+        }
+        return revivals[ObjectIdentifier(context)]?.successor
     }
 
     /// Turns a commit's changes of undo-tracked properties into one entry per history.
@@ -234,8 +248,9 @@ final class HierarchyUndo {
     /// one that brought its removed model back.
     func liveTarget(for context: Context) -> Context? {
         var current = context
+        var steps = 0
         while !current.state.isLive {
-            guard let next = revivals[ObjectIdentifier(current)]?.successor else { return nil }
+            guard let next = successor(of: current, steps: &steps) else { return nil }
             current = next
         }
         return current.schema === context.schema ? current : nil
@@ -249,9 +264,10 @@ final class HierarchyUndo {
             guard let context = nodeBox(of: model).context, !context.state.isLive else { return model }
             var current = context
             var latest: (dead: Context, snapshot: any Model)?
+            var steps = 0
             while let revival = revivals[ObjectIdentifier(current)] {
                 if let snapshot = revival.snapshot { latest = (current, snapshot) }
-                guard let next = revival.successor else { break }
+                guard let next = successor(of: current, steps: &steps) else { break }
                 if next.state.isLive, let live = next.model { return live }
                 current = next
             }
