@@ -52,4 +52,16 @@ private struct Sheet: Model {
         }
         await tester.finish()
     }
+
+    @Test func aFailedAssertionNamesAValueMemoizedAtItsCallSiteByItsProperty() async {
+        let (sheet, tester) = Sheet().andTester(exhaustivity: .off)
+        tester.timeout = .milliseconds(50)
+        sheet.width = 2
+        await withKnownIssue {
+            await tester.assert(sheet.isLarge)
+        } matching: { issue in
+            "\(issue)".contains("read: Sheet.isLarge (memoized) = false")
+        }
+        await tester.finish()
+    }
 }

@@ -17,24 +17,27 @@ extension ModelNode {
     ///   should only read models of this hierarchy. On a model that is not anchored it runs every
     ///   time; inside a transaction that changed something, it runs uncached (its inputs may have
     ///   changed since it was cached).
+    ///
+    /// A failed assertion names the value by the declaration it is in (`TodoList.visibleTodos
+    /// (memoized)`).
     @inlinable
     public func memoize<Value: Sendable>(
-        fileID: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        fileID: StaticString = #fileID, function: StaticString = #function, line: UInt = #line, column: UInt = #column,
         _ expression: @escaping @Sendable () -> Value
     ) -> Value {
-        memoized(MemoKey(fileID: fileID, line: line, column: column), fileID: fileID, isDuplicate: nil, expression)
+        memoized(MemoKey(fileID: fileID, line: line, column: column), site: (fileID, function), isDuplicate: nil, expression)
     }
 
     /// A memoized `Equatable` value: its observers hear of a change only when it changes.
     @inlinable
     public func memoize<Value: Sendable & Equatable>(
-        fileID: StaticString = #fileID, line: UInt = #line, column: UInt = #column,
+        fileID: StaticString = #fileID, function: StaticString = #function, line: UInt = #line, column: UInt = #column,
         _ expression: @escaping @Sendable () -> Value
     ) -> Value {
-        memoized(MemoKey(fileID: fileID, line: line, column: column), fileID: fileID, isDuplicate: { $0 == $1 }, expression)
+        memoized(MemoKey(fileID: fileID, line: line, column: column), site: (fileID, function), isDuplicate: { $0 == $1 }, expression)
     }
 
-    /// A value derived from model state, cached under `key` (see ``memoize(fileID:line:column:_:)-(()->Value)``).
+    /// A value derived from model state, cached under `key` (see ``memoize(fileID:function:line:column:_:)-(()->Value)``).
     ///
     /// ```swift
     /// var total: Int {
@@ -46,7 +49,7 @@ extension ModelNode {
     public func memoize<Value: Sendable>(
         for key: some Hashable & Sendable, _ expression: @escaping @Sendable () -> Value
     ) -> Value {
-        memoized(MemoKey(key), fileID: nil, isDuplicate: nil, expression)
+        memoized(MemoKey(key), site: nil, isDuplicate: nil, expression)
     }
 
     /// A memoized `Equatable` value cached under `key`.
@@ -54,7 +57,7 @@ extension ModelNode {
     public func memoize<Value: Sendable & Equatable>(
         for key: some Hashable & Sendable, _ expression: @escaping @Sendable () -> Value
     ) -> Value {
-        memoized(MemoKey(key), fileID: nil, isDuplicate: { $0 == $1 }, expression)
+        memoized(MemoKey(key), site: nil, isDuplicate: { $0 == $1 }, expression)
     }
 
     /// Drops the value cached under `key` and computes it again: for a value whose expression reads
@@ -69,7 +72,7 @@ extension ModelNode {
     // the caller; the lookup and the bookkeeping are non-generic calls into ModelKit.
     @inlinable
     func memoized<Value: Sendable>(
-        _ key: MemoKey, fileID: StaticString?, isDuplicate: (@Sendable (Value, Value) -> Bool)?,
+        _ key: MemoKey, site: (fileID: StaticString, function: StaticString)?, isDuplicate: (@Sendable (Value, Value) -> Bool)?,
         _ expression: @escaping @Sendable () -> Value
     ) -> Value {
         guard let context = anchoredContext else { return expression() }
@@ -88,7 +91,7 @@ extension ModelNode {
             guard let old, let isDuplicate, !forced else { return true }
             return !isDuplicate(old, new)
         }
-        return context.computeMemo(key, fileID: fileID, valueType: valueType, storage: storage, compute: compute) {
+        return context.computeMemo(key, site: site, valueType: valueType, storage: storage, compute: compute) {
             unsafeDowncast($0, to: MemoValue<Value>.self).value
         } ?? expression()
     }
@@ -151,12 +154,17 @@ struct MemoKey: Hashable, Sendable {
         custom = SendableHashable(key)
     }
 
-    /// How a failed assertion names the memoized value: `memoize(for: "total")`, or by its call
-    /// site, `memoize(Module/File.swift:12)`.
-    func displayName(fileID: StaticString?) -> String {
+    /// How a failed assertion names the memoized value: `memoize(for: "total")`, or by the
+    /// declaration its call site is in, `visibleTodos (memoized)` (`memoize(Module/File.swift:12)`
+    /// when there is none, at the top level of a closure).
+    func displayName(site: (fileID: StaticString, function: StaticString)?) -> String {
         if let custom { return "memoize(for: \(ValueDump.render(custom.base.base)))" }
-        let file = fileID.map { "\($0)" } ?? "line"
-        return "memoize(\(file):\(site?.line ?? 0))"
+        let function = site.map { "\($0.function)" } ?? ""
+        if !function.isEmpty {
+            return "\(function) (memoized)"
+        }
+        let file = site.map { "\($0.fileID)" } ?? "line"
+        return "memoize(\(file):\(self.site?.line ?? 0))"
     }
 }
 
@@ -193,7 +201,7 @@ final class MemoEntry: PropertyObserver, @unchecked Sendable {
     /// computes it again (and its own evaluation for the commit, later, finds it up to date).
     /// Caller holds the lock.
     var isStale: Bool { staleStamp > computedStamp }
-    /// How failures and printed changes name the value (see `MemoKey.displayName(fileID:)`).
+    /// How failures and printed changes name the value (see `MemoKey.displayName(site:)`).
     let name: String
 
     init(
@@ -314,7 +322,7 @@ extension Context {
     /// nil when it cannot be cached: the caller then evaluates the expression itself.
     @usableFromInline
     final func computeMemo<Value>(
-        _ key: MemoKey, fileID: StaticString?, valueType: ObjectIdentifier, storage: AnyObject,
+        _ key: MemoKey, site: (fileID: StaticString, function: StaticString)?, valueType: ObjectIdentifier, storage: AnyObject,
         compute: @escaping (Bool) -> Bool, read: (AnyObject) -> Value?
     ) -> Value? {
         // Inside a section that changed something, the cache may be behind its inputs.
@@ -341,7 +349,7 @@ extension Context {
                 return (read(entry.storage), entry.index, recordsInputs ? memoInputs(entry) : [])
             }
             let entry = MemoEntry(
-                key: key, name: key.displayName(fileID: fileID), index: schema.count + (extras?.memos.count ?? 0),
+                key: key, name: key.displayName(site: site), index: schema.count + (extras?.memos.count ?? 0),
                 context: self, valueType: valueType, storage: storage, compute: compute
             )
             ensuredExtras.memos.append(entry)
