@@ -63,19 +63,20 @@ struct PendingChange {
             }
             return positions[key]
         }
-        // The positions that took a later write: only they can be back at their first value (a
-        // single write of an equal value is no change already).
-        // Only changes with values can be told to be back where they started, and only those that
-        // merged no derived change: an environment value or fold changed below (a derived change
-        // carries no values) while the model's own value ended where it began is still a change.
-        var merged: [Int] = []
-        var derived: [Int] = []
+        // Whether each change of `result` may have ended where it began: only one that took a later
+        // write carrying values (a single write of an equal value is no change already), and merged
+        // no derived change (an environment value or fold changed below, carrying no values, while
+        // the model's own value ended where it began, is still a change).
+        var states: [MergeState] = []
         for change in changes {
             let key = Key(context: ObjectIdentifier(change.context), index: change.index)
             if let position = position(of: key) {
-                if change.new != nil && merged.last != position && !merged.contains(position) { merged.append(position) }
-                if !change.isTouch && (change.new == nil || result[position].new == nil) && !derived.contains(position) {
-                    derived.append(position)
+                if states[position] != .excluded {
+                    if !change.isTouch && (change.new == nil || result[position].new == nil) {
+                        states[position] = .excluded
+                    } else if change.new != nil {
+                        states[position] = .merged
+                    }
                 }
                 if change.isTouch {
                     result[position].isTouch = true
@@ -88,31 +89,41 @@ struct PendingChange {
             } else {
                 if !positions.isEmpty { positions[key] = result.count }
                 result.append(change)
+                states.append(.single)
             }
         }
-        return withoutNetZeroChanges(result, merged: derived.isEmpty ? merged : merged.filter { !derived.contains($0) })
+        return withoutNetZeroChanges(result, candidates: states.map { $0 == .merged })
     }
 
     /// `changes` without the properties written back to the value they had (`value = 1; value = 0`
     /// in one transaction): no observer, hook, `modifications` stream or undo entry hears of them.
     /// Told only where the values were recorded (a hook or a `modifications` stream listens, or
-    /// undo tracks the property) and are `Equatable`. `merged`: the positions that took several
-    /// writes.
-    private static func withoutNetZeroChanges(_ changes: [PendingChange], merged: [Int]) -> [PendingChange] {
-        var netZero: [Int] = []
-        for position in merged {
+    /// undo tracks the property) and are `Equatable`. `candidates`: whether each change may be one.
+    private static func withoutNetZeroChanges(_ changes: [PendingChange], candidates: [Bool]) -> [PendingChange] {
+        var netZero = candidates
+        var any = false
+        for position in changes.indices where candidates[position] {
             let change = changes[position]
             // A contribution's values are not the fold a reader sees: a contribution set back to
             // where it was leaves the fold changed if anything below changed meanwhile.
-            guard !change.isTouch, KeyedKind.of(change.index) != .preference,
-                  let old = change.old, let new = change.new, valuesAreEqual(old, new) == true
-            else { continue }
-            netZero.append(position)
+            guard !change.isTouch, KeyedKind.of(change.index) != .preference, let old = change.old, let new = change.new
+            else {
+                netZero[position] = false
+                continue
+            }
+            netZero[position] = valuesAreEqual(old, new) == true
+            any = any || netZero[position]
         }
-        guard !netZero.isEmpty else { return changes }
-        var result = changes
-        for position in netZero.sorted(by: >) { result.remove(at: position) }
-        return result
+        guard any else { return changes }
+        return changes.indices.filter { !netZero[$0] }.map { changes[$0] }
+    }
+
+    /// What `coalesced` knows of a change: written once, merged with later writes carrying values,
+    /// or merged with a derived change (never net-zero).
+    private enum MergeState {
+        case single
+        case merged
+        case excluded
     }
 
     private struct Key: Hashable {
