@@ -327,9 +327,11 @@ extension Context {
     ) -> Value? {
         // Inside a section that changed something, the cache may be behind its inputs.
         if lock.isHeldByCurrentThread, !hierarchy.pendingChanges.isEmpty { return nil }
-        hierarchy.hasMemos = true
         let recordsInputs = AccessRecording.isRecordingForAssertion
         let result: (value: Value?, index: Int, inputs: [AccessRecording.Read])? = hierarchy.withSection {
+            // The flags share one byte, written under the lock: set outside it, this write raced
+            // with a writer's read of `recordsEveryChange` and could lose a flag set meanwhile.
+            hierarchy.hasMemos = true
             guard state.isLive else { return nil }
             if let entry = extras?.memos.first(where: { $0.key == key }) {
                 guard entry.valueType == valueType else {
