@@ -123,6 +123,47 @@ private struct ConsumerModel: Model {
         #expect(inner.node.number == 4)
     }
 
+    @Test func aMovedModelKeepsTheDependenciesItWasAnchoredWith() {
+        let root = ConsumerModel().withAnchor()
+        root.kids = [
+            ConsumerModel().withDependencies { $0.number = 5 },
+            ConsumerModel().withDependencies { $0.number = 7 },
+        ]
+        let (from, to) = (root.kids[0], root.kids[1])
+        let moving = ConsumerModel(kids: [ConsumerModel()])
+        from.kids = [moving]
+        #expect(moving.node.number == 5)
+        root.node.transaction {
+            from.kids = []
+            to.kids = [moving]
+        }
+        // Resolved when it was anchored: it and its subtree, even models added to it later, keep
+        // the overrides of the place it was anchored at.
+        #expect(moving.lifetime == .anchored)
+        #expect(moving.node.number == 5)
+        #expect(moving.kids[0].node.number == 5)
+        moving.kids.append(ConsumerModel())
+        #expect(moving.kids[1].node.number == 5)
+        // A new model added there reads the overrides of its place.
+        to.kids.append(ConsumerModel())
+        #expect(to.kids[1].node.number == 7)
+    }
+
+    @Test func aSharedModelKeepsTheDependenciesOfThePlaceItWasAnchoredAt() {
+        let root = ConsumerModel().withAnchor()
+        root.kids = [
+            ConsumerModel().withDependencies { $0.number = 5 },
+            ConsumerModel().withDependencies { $0.number = 7 },
+        ]
+        let shared = ConsumerModel()
+        root.kids[0].kids = [shared]
+        root.kids[1].kids = [shared]
+        #expect(shared.node.number == 5)
+        root.kids[0].kids = []   // loses its first place
+        #expect(shared.lifetime == .anchored)
+        #expect(shared.node.number == 5)
+    }
+
     @Test func taskBodiesSeeTheModelsDependencies() async {
         let child = ConsumerModel().withDependencies {
             $0.factClient.fetch = { "\($0) from the subtree" }
