@@ -210,7 +210,32 @@ extension ReportedIssueTests {
                 ])
             }
         }
+
+        @Test func aRemovedModelAndAFrozenCopyReadTheDefaultsWithoutAReport() async {
+            await IssueCapture.run(matching: "RemovedEnvPanel") { capture in
+                let root = RemovedEnvPanel(children: [RemovedEnvPanel()]).withAnchor()
+                root.node.environment.theme = "dark"
+                let child = root.children[0]
+                child.node.preference.unsavedCount = 2
+                #expect(child.node.environment.theme == "dark")
+                #expect(child.node.preference.unsavedCount == 2)
+                let frozen = child.frozenCopy
+                #expect(frozen.node.environment.theme == "light")
+                #expect(frozen.node.preference.unsavedCount == 0)
+                root.children = []
+                #expect(child.lifetime == .destructed)
+                #expect(child.node.environment.theme == "light")
+                #expect(child.node.preference.unsavedCount == 0)
+                #expect(capture.messages.isEmpty)
+            }
+        }
     }
+}
+
+private struct RemovedEnvPanel: Model {
+    var node = ModelNode<Self>()
+    @Tracked var children: [RemovedEnvPanel] = []
+    static func register(_ r: inout ModelRegistrar<Self>) { r.track(\.$children) }
 }
 
 private struct EnvPanel: Model {
