@@ -35,14 +35,20 @@ extension Context {
         for index in schema.childSlotIndices {
             guard let slot = slots[index] else { continue }
             for child in slot.list {
+                var lostFirstPlace = false
                 if let position = child.places.firstIndex(where: { $0.parent === self && $0.slot == index }) {
                     child.places.remove(at: position)
+                    lostFirstPlace = position == 0
                 }
                 if child.places.isEmpty && !child.isRoot {
                     child.destruct(into: &batch)
                 } else if child.state.isLive {
                     // A shared child that lives on in its other places.
                     child.placesDidChange()
+                    // It inherits from its next place now, as when its first place is removed.
+                    if lostFirstPlace, let first = child.places.first, first.parent !== self {
+                        child.firstPlaceDidChange()
+                    }
                 }
             }
         }

@@ -58,6 +58,26 @@ import Testing
         #expect(log.all == ["light → dark"])
     }
 
+    @Test func aSharedModelWhoseFirstParentIsRemovedInheritsFromTheNextAndNotifies() {
+        let shared = Panel("shared", children: [Panel("inner")])
+        let root = Panel("root", children: [Panel("a", children: [shared]), Panel("b", children: [shared])]).withAnchor()
+        root.children[0].theme = "blue"
+        root.children[1].theme = "dark"
+        let inner = shared.children[0]
+        #expect(shared.theme == "blue" && inner.theme == "blue")
+        let log = Log()
+        shared.node.onChange(of: shared.theme) { old, new in log.add("shared \(old) → \(new)") }
+        inner.node.onChange(of: inner.theme) { old, new in log.add("inner \(old) → \(new)") }
+        let observed = Locked(0)
+        withObservationTracking { _ = inner.theme } onChange: { observed.withLock { $0 += 1 } }
+        // Its first parent goes with its own parent's slot: the place is lost in the teardown.
+        root.children.removeFirst()
+        #expect(shared.lifetime == .anchored)
+        #expect(shared.theme == "dark" && inner.theme == "dark")
+        #expect(log.all.sorted() == ["inner blue → dark", "shared blue → dark"])
+        #expect(observed.value == 1)
+    }
+
     @Test func aKeyNeverSetReadsItsDefault() {
         let root = Panel("root", children: [Panel("a")]).withAnchor()
         #expect(root.theme == "light")
