@@ -152,10 +152,18 @@ extension Context {
                     continue
                 }
                 let moved = child.places.isEmpty
-                child.places.append(Place(parent: self, slot: index))
+                // A shared model put back in the first place it lost in this section (the tree
+                // as it was, say, after `items = []; items = [shared]` in a transaction) is first
+                // there again.
+                let regained = !moved && child.regainsFirstPlace(parent: self, slot: index)
+                if regained {
+                    child.places.insertFirst(Place(parent: self, slot: index))
+                } else {
+                    child.places.append(Place(parent: self, slot: index))
+                }
                 child.placesDidChange()
                 // Removed from its place earlier in this section (a move): it inherits from here.
-                if moved { child.firstPlaceDidChange() }
+                if moved || regained { child.firstPlaceDidChange() }
                 child.keep(in: stamp)
                 pending.append((position, .ready(child)))
                 if let key { existing.byID[key] = child }
@@ -287,12 +295,27 @@ extension Context {
             places.remove(at: position)
             // Still live elsewhere (a model left without a place is torn down).
             if !places.isEmpty { placesDidChange() }
-            // A shared model that lost its first place inherits from its next one now.
-            if position == 0 && !places.isEmpty && places[0].parent !== parent { firstPlaceDidChange() }
+            if position == 0 && !places.isEmpty {
+                // A shared model that lost its first place inherits from its next one now.
+                if places[0].parent !== parent { firstPlaceDidChange() }
+                ensuredExtras.lostFirstPlace = (ObjectIdentifier(parent), slot)
+                // The section's end clears the record (see `Hierarchy.finishSection`).
+                hierarchy.orphans.append(self)
+            }
         }
         if places.isEmpty && !isRoot {
             hierarchy.orphans.append(self)
         }
+    }
+
+    /// Whether the place `parent`, `slot` is the first place this model lost in the current
+    /// section; if so the record is used up. Caller holds the lock for a section.
+    final func regainsFirstPlace(parent: Context, slot: Int) -> Bool {
+        guard let lost = extras?.lostFirstPlace, lost.parent == ObjectIdentifier(parent), lost.slot == slot else {
+            return false
+        }
+        extras?.lostFirstPlace = nil
+        return true
     }
 
     /// Whether `other` is this context or one of its ancestors.

@@ -22,7 +22,8 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
     /// An empty buffer, swapped with `pendingChanges` to commit them.
     @exclusivity(unchecked) private var spareChanges: [PendingChange] = []
     @exclusivity(unchecked) var pendingActions: [SectionAction] = []
-    /// Contexts whose last place was removed during the current section.
+    /// Contexts whose last place was removed during the current section, and shared ones that lost
+    /// their first place (see `ContextExtras.lostFirstPlace`).
     @exclusivity(unchecked) var orphans: [Context] = []
     @exclusivity(unchecked) var stampCounter: UInt64 = 0
     /// Counts changes of the tree's shape (slots reconciled, models destructed): a model's cached
@@ -155,7 +156,13 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
                 // Undo keeps what a removed child held, to bring it back (before `destruct` drops it).
                 let undo = self.undo.flatMap { $0.snapshotsRemovals(pendingChanges) ? $0 : nil }
                 var destructed = false
-                for context in candidates where context.places.isEmpty && !context.isRoot && context.state.isLive {
+                for context in candidates {
+                    if !context.places.isEmpty {
+                        // A shared model that lost its first place: the record is for this section only.
+                        context.extras?.lostFirstPlace = nil
+                        continue
+                    }
+                    guard !context.isRoot && context.state.isLive else { continue }
                     undo?.snapshot(context)
                     context.destruct(into: &batch)
                     destructed = true

@@ -89,6 +89,20 @@ struct PlaceList: RandomAccessCollection {
         }
     }
 
+    /// Puts `place` before the others: a shared model put back in the first place it lost.
+    mutating func insertFirst(_ place: Place) {
+        switch storage {
+        case .none:
+            storage = .one(place)
+        case .one(let first):
+            storage = .many([place, first])
+        case .many(var places):
+            storage = .none
+            places.insert(place, at: 0)
+            storage = .many(places)
+        }
+    }
+
     mutating func remove(at position: Int) {
         switch storage {
         case .none:

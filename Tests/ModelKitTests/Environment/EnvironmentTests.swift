@@ -78,6 +78,36 @@ import Testing
         #expect(observed.value == 1)
     }
 
+    @Test func aSharedModelPutBackInItsFirstPlaceInOneTransactionStillInheritsFromIt() {
+        let shared = Panel("shared")
+        let root = Panel("root", children: [Panel("a", children: [shared]), Panel("b", children: [shared])]).withAnchor()
+        root.children[0].theme = "blue"
+        root.children[1].theme = "dark"
+        #expect(shared.theme == "blue")
+        let log = Log()
+        shared.node.onChange(of: shared.theme) { old, new in log.add("\(old) → \(new)") }
+        // The tree is the same afterwards: so is the place it inherits from.
+        root.node.transaction {
+            root.children[0].children = []
+            root.children[0].children = [shared]
+        }
+        #expect(shared.theme == "blue")
+        #expect(shared.node.mapHierarchy(for: .parent) { ($0 as? Panel)?.name } == ["a", "b"])
+        root.node.transaction {
+            root.children[0].children.removeAll()
+            root.children[1].children.removeAll()
+            root.children[1].children.append(shared)
+            root.children[0].children.append(shared)
+        }
+        #expect(shared.theme == "blue")
+        #expect(log.all.isEmpty)
+        // Put back in a later write, it is the next place that comes first.
+        root.children[0].children = []
+        root.children[0].children = [shared]
+        #expect(shared.theme == "dark")
+        #expect(log.all == ["blue → dark"])
+    }
+
     @Test func aKeyNeverSetReadsItsDefault() {
         let root = Panel("root", children: [Panel("a")]).withAnchor()
         #expect(root.theme == "light")
