@@ -133,6 +133,7 @@ extension Context {
         // Children anchored during the visit that no waiting model precedes go straight to their
         // place (the usual write adds only such children: no second list of them is built).
         var placed: [(position: Int, child: Context)] = []
+        var removedChildren = RemovedChildren()
         existing.byID = sink.takeIndex()
         for (position, entry) in sink.others {
             switch entry {
@@ -186,6 +187,17 @@ extension Context {
                        live.schema === initial.schema {
                         live.keep(in: stamp)
                         pending.append((position, .continue(initial, live)))
+                        continue
+                    }
+                    if existing.byID[id] == nil, !hierarchy.orphans.isEmpty,
+                       let removed = removedChildren.take(id, schema: initial.schema, from: self, slot: index) {
+                        // Removed from this slot earlier in the transaction (`items.removeAll()`,
+                        // then an `append` per refreshed item): it is still live, and continues.
+                        removed.places.append(Place(parent: self, slot: index))
+                        removed.placesDidChange()
+                        removed.keep(in: stamp)
+                        existing.byID[id] = removed
+                        pending.append((position, .continue(initial, removed)))
                         continue
                     }
                     if existing.byID[id] != nil || !addedIDs.insert(id).inserted {
@@ -244,6 +256,30 @@ extension Context {
         return holdsSameChildren
     }
 
+    /// The children removed from a slot earlier in the current section, still live and without a
+    /// place, by id: a new instance with the id of one of them continues it. Built on first use.
+    private struct RemovedChildren {
+        private var byID: [IDKey: Context]?
+
+        /// The removed child of `parent`'s slot `slot` with the id `id` and the schema `schema`, if
+        /// there is one; it is taken (a second instance with the id is a duplicate).
+        mutating func take(_ id: IDKey, schema: AnySchema, from parent: Context, slot: Int) -> Context? {
+            if byID == nil {
+                var found: [IDKey: Context] = [:]
+                for orphan in parent.hierarchy.orphans
+                where orphan.slot == slot && orphan.parent == ObjectIdentifier(parent) {
+                    let context = orphan.context
+                    guard context.places.isEmpty, context.state.isLive, let key = context.idKey else { continue }
+                    found[key] = context
+                }
+                byID = found
+            }
+            guard let context = byID?[id], context.schema === schema else { return nil }
+            byID?[id] = nil
+            return context
+        }
+    }
+
     /// What a reconciliation does with a model of the new value that is not simply kept.
     private enum PendingPlacement {
         /// A live model placed here (shared from elsewhere, or anchored earlier in this write).
@@ -300,11 +336,11 @@ extension Context {
                 if places[0].parent !== parent { firstPlaceDidChange() }
                 ensuredExtras.lostFirstPlace = (ObjectIdentifier(parent), slot)
                 // The section's end clears the record (see `Hierarchy.finishSection`).
-                hierarchy.orphans.append(self)
+                hierarchy.orphans.append(Orphan(context: self, parent: parent, slot: slot))
             }
         }
         if places.isEmpty && !isRoot {
-            hierarchy.orphans.append(self)
+            hierarchy.orphans.append(Orphan(context: self, parent: parent, slot: slot))
         }
     }
 

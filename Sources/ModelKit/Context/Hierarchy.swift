@@ -23,8 +23,8 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
     @exclusivity(unchecked) private var spareChanges: [PendingChange] = []
     @exclusivity(unchecked) var pendingActions: [SectionAction] = []
     /// Contexts whose last place was removed during the current section, and shared ones that lost
-    /// their first place (see `ContextExtras.lostFirstPlace`).
-    @exclusivity(unchecked) var orphans: [Context] = []
+    /// their first place (see `ContextExtras.lostFirstPlace`), each with the place it lost.
+    @exclusivity(unchecked) var orphans: [Orphan] = []
     @exclusivity(unchecked) var stampCounter: UInt64 = 0
     /// Counts changes of the tree's shape (slots reconciled, models destructed): a model's cached
     /// path is valid while it is unchanged.
@@ -156,7 +156,8 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
                 // Undo keeps what a removed child held, to bring it back (before `destruct` drops it).
                 let undo = self.undo.flatMap { $0.snapshotsRemovals(pendingChanges) ? $0 : nil }
                 var destructed = false
-                for context in candidates {
+                for orphan in candidates {
+                    let context = orphan.context
                     if !context.places.isEmpty {
                         // A shared model that lost its first place: the record is for this section only.
                         context.extras?.lostFirstPlace = nil

@@ -19,6 +19,21 @@ struct Place {
     var slot: Int { Int(slotIndex) }
 }
 
+/// A context that lost a place in the current section: its last one (it is torn down when the
+/// section ends, unless it has a place again by then), or, shared, its first one. The place is kept
+/// by its parent's identity only: it is compared, never followed.
+struct Orphan {
+    let context: Context
+    let parent: ObjectIdentifier
+    let slot: Int
+
+    init(context: Context, parent: Context, slot: Int) {
+        self.context = context
+        self.parent = ObjectIdentifier(parent)
+        self.slot = slot
+    }
+}
+
 /// The places of a context: almost always one, stored inline; a shared model has more, in an array.
 /// Ten bytes, so that the context's small fields fill the rest of its word.
 struct PlaceList: RandomAccessCollection {

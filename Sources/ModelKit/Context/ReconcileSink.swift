@@ -319,6 +319,8 @@ final class ReconcileSink: VisitSink {
     /// cannot continue a live child: its id is its instance, or no child in the index has its id.
     private func anchorsAtOnce(_ schema: AnySchema) -> Bool {
         !defersAnchoring && deferredContinuations.isEmpty && schema.childSlotIndices.isEmpty
+            // A transaction that removed children earlier: the model may continue one of them.
+            && parent.hierarchy.orphans.isEmpty
     }
 
     /// Anchors a new model at once, in this slot; returns its context if it was anchored, for the

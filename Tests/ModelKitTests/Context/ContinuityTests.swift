@@ -124,6 +124,62 @@ extension ReportedIssueTests {
             }
         }
 
+        @Test func sameIDContinuesAnOptionalChildEmptiedAndRefilledInOneTransaction() async {
+            await expectContinuity(
+                "optional, emptied then refilled",
+                assign: { list, ticker in list.node.transaction { list.maybe = nil; list.maybe = ticker } },
+                live: { $0.maybe },
+                remove: { $0.maybe = nil }
+            )
+        }
+
+        @Test func sameIDContinuesArrayChildrenRemovedThenAppendedInOneTransaction() async {
+            // The refresh written as a loop: `removeAll()`, then an `append` per decoded item.
+            await expectContinuity(
+                "array, removed then appended",
+                assign: { list, ticker in
+                    list.node.transaction {
+                        list.items.removeAll()
+                        list.items.append(Ticker(id: 7, log: Log()))
+                        list.items.append(ticker)
+                    }
+                },
+                live: { $0.items.first { $0.id == 1 } },
+                remove: { $0.items = [] }
+            )
+        }
+
+        @Test func aChildRemovedFromAnotherSlotInATransactionIsNotContinuedByItsIDElsewhere() {
+            let log = Log()
+            let list = TickerList().withAnchor()
+            let a = Ticker(id: 1, log: log)
+            list.maybe = a
+            log.clear()
+            list.node.transaction {
+                list.maybe = nil
+                list.items = [Ticker(id: 1, log: log)]
+            }
+            #expect(a.lifetime == .destructed, "continuity is for the slot the child was in")
+            #expect(list.items.first?.lifetime == .anchored)
+            #expect(log.all == ["cancel 1", "activate 1"])
+        }
+
+        @Test func twoInstancesRefillingOneRemovedChildsIDAreReported() async {
+            await IssueCapture.run(matching: "two different models") { capture in
+                let log = Log()
+                let list = TickerList().withAnchor()
+                let a = Ticker(id: 1, title: "a", log: log)
+                list.items = [a]
+                list.node.transaction {
+                    list.items = []
+                    list.items = [Ticker(id: 1, title: "b", log: log), Ticker(id: 1, title: "c", log: log)]
+                }
+                #expect(a.lifetime == .anchored && a.title == "b", "the first continues the removed child")
+                #expect(list.items.count == 2 && list.items[1].lifetime == .initial, "the second is not anchored")
+                #expect(capture.messages.count == 1, "\(capture.messages)")
+            }
+        }
+
         @Test func differentIDReplacesTheChild() {
             let log = Log()
             let list = TickerList().withAnchor()

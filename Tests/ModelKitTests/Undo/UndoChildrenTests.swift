@@ -31,6 +31,25 @@ import Testing
         #expect(back.parts[0].name == "wheel")
     }
 
+    @Test func aRefreshWrittenAsRemoveAllThenAppendIsUndoneOnTheContinuedChild() {
+        let log = Log()
+        let editor = UndoEditor(log: log).withAnchor()
+        editor.items = [UndoItem(id: 1, name: "car", log: log)]
+        let item = editor.items[0]
+        editor.node.transaction {
+            editor.items.removeAll()
+            editor.items.append(UndoItem(id: 1, name: "red car", log: log))
+        }
+        #expect(item.lifetime == .anchored && item.name == "red car")
+        #expect(log.count(of: "activate 1") == 1 && log.count(of: "cancel 1") == 0)
+
+        editor.node.undoStack.undo()
+        #expect(item.lifetime == .anchored && item.name == "car", "one entry, applied to the live child")
+        editor.node.undoStack.redo()
+        #expect(item.name == "red car")
+        #expect(log.count(of: "activate 1") == 1 && log.count(of: "cancel 1") == 0)
+    }
+
     @Test func writingASlotItsOwnChildrenPushesNoEntry() {
         let log = Log()
         let editor = UndoEditor(log: log).withAnchor()
