@@ -370,6 +370,77 @@ extension APIContractTesterTests {
     }
 }
 
+struct ContractSleepers: Model {
+    var node = ModelNode<Self>()
+    @Tracked var log: [String] = []
+
+    func nap(_ name: String, for duration: Duration) {
+        node.task {
+            try await node.continuousClock.sleep(for: duration)
+            log.append("\(name) woke")
+            await Task.yield()
+            log.append("\(name) done")
+        }
+    }
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track(\.$log)
+    }
+}
+
+extension APIContractTesterTests {
+    @Test func advanceWakesSleepersInDeadlineOrderEachRunningUntilItSuspends() async {
+        let clock = TestClock()
+        let (model, tester) = ContractSleepers().andTester { $0.continuousClock = clock }
+        model.nap("late", for: .seconds(3))
+        model.nap("early", for: .seconds(1))
+        model.nap("middle", for: .seconds(2))
+        await clock.advance(by: .seconds(3))
+        await tester.assert(model.log == [
+            "early woke", "early done", "middle woke", "middle done", "late woke", "late done",
+        ])
+        await tester.finish()
+    }
+
+    @Test func aFailedDidSendListsTheEventsNotAsserted() async {
+        let (model, tester) = ContractRow().andTester()
+        model.startTapped()
+        model.node.send(ContractEvent.other)
+        await withKnownIssue {
+            await tester.assert(model.didSend(ContractEvent.missing), timeout: .milliseconds(10))
+        } matching: { issue in
+            text(issue).contains("events sent and not asserted:") && text(issue).contains("startMeeting")
+                && text(issue).contains("other")
+        }
+        // What the failure listed counts as reported: not again at the end.
+        await tester.finish()
+    }
+
+    @Test func anUnassertedEventFailsAfterTheNextAssert() async {
+        let (model, tester) = ContractApp().andTester()
+        model.addButtonTapped()
+        model.rows[0].startTapped()
+        await withKnownIssue {
+            await tester.assert(model.rows.count == 1)
+        } matching: { issue in
+            text(issue).contains("startMeeting")
+        }
+        await tester.finish()
+    }
+
+    @Test func theTesterCancelsOnActivateWorkAtTheEnd() async {
+        let (model, tester) = ContractWorker().andTester()
+        await tester.assert(model.ticks == 0)
+        await tester.finish()
+        #expect(model.lifetime == .destructed)
+    }
+}
+
+enum ContractEvent: Sendable, Equatable {
+    case other
+    case missing
+}
+
 /// A thread-safe box for one value (the test target has no Support copy of it).
 final class Locked<Value: Sendable>: Sendable {
     private let storage: Protected<Value>

@@ -892,3 +892,151 @@ extension APIContractTests {
         #expect(!root.node.undoStack.canUndo)
     }
 }
+
+// MARK: - Edges of the contract
+
+struct ContractGroup: Model {
+    var node = ModelNode<Self>()
+    let name: String
+    let log: Log
+    @Tracked var members: [ContractLeaf] = []
+    @Tracked var byKey: [String: ContractLeaf] = [:]
+    @Tracked var list: IdentifiedList<ContractLeaf> = IdentifiedList()
+
+    init(name: String, log: Log) {
+        self.name = name
+        self.log = log
+    }
+
+    func onActivate() {
+        log.add("activate \(name)")
+        node.onCancel { log.add("cancel \(name)") }
+    }
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track(\.$members)
+        r.track(\.$byKey)
+        r.track(\.$list)
+    }
+}
+
+struct ContractGroups: Model {
+    var node = ModelNode<Self>()
+    @Tracked var groups: [ContractGroup] = []
+    static func register(_ r: inout ModelRegistrar<Self>) { r.track(\.$groups) }
+}
+
+extension APIContractTests {
+    @Test func aSharedModelGoesAfterItsLastParentsOwnWork() {
+        let log = Log()
+        let root = ContractGroups().withAnchor()
+        let shared = ContractLeaf(id: 1, log: log)
+        let first = ContractGroup(name: "g1", log: log)
+        let second = ContractGroup(name: "g2", log: log)
+        first.members = [shared]
+        second.members = [shared]
+        root.groups = [first, second]
+        #expect(log.all == ["activate g1", "activate 1", "activate g2"])
+        log.clear()
+        root.groups = [second]
+        #expect(log.all == ["cancel g1"])
+        log.clear()
+        root.groups = []
+        #expect(log.all == ["cancel g2", "cancel 1"])
+    }
+
+    @Test func continuityInDictionaryAndGenericCollectionSlots() {
+        let log = Log()
+        let group = ContractGroup(name: "g", log: log).withAnchor()
+        let byKey = ContractLeaf(id: 1, title: "a", log: log)
+        let inList = ContractLeaf(id: 2, title: "a", log: log)
+        group.byKey = ["k": byKey]
+        group.list = IdentifiedList([inList])
+        group.byKey = ["k": ContractLeaf(id: 1, title: "b", log: log)]
+        group.list = IdentifiedList([ContractLeaf(id: 2, title: "b", log: log)])
+        #expect(byKey.title == "b" && byKey.lifetime == .anchored)
+        #expect(inList.title == "b" && inList.lifetime == .anchored)
+        #expect(log.count(of: "activate 1") == 1 && log.count(of: "activate 2") == 1)
+        #expect(log.count(of: "cancel 1") == 0 && log.count(of: "cancel 2") == 0)
+    }
+
+    @Test func modificationsOfSelfOnlyAndChildrenAddedOrRemoved() async {
+        let log = Log()
+        let group = ContractGroup(name: "g", log: log).withAnchor()
+        let own = Collector(group.node.modifications(of: .self))
+        group.members = [ContractLeaf(id: 1, log: log)]
+        group.members[0].title = "child only"
+        group.members = []
+        #expect(await own.waitForCount(2))
+        #expect(own.elements.map(\.paths) == [["ContractGroup.members"], ["ContractGroup.members"]])
+    }
+
+    @Test func memoizeComputesAtMostOncePerChange() {
+        let counter = AtomicCounter()
+        let model = ContractStreams().withAnchor()
+        func value() -> Int { model.node.memoize(for: "sum") { counter.increment(); return model.count + model.other } }
+        #expect(value() == 0)
+        #expect(value() == 0)
+        #expect(counter.value == 1)
+        model.count = 1
+        #expect(value() == 1)
+        #expect(value() == 1)
+        #expect(counter.value == 2)
+        model.node.transaction { model.count = 2; model.other = 2 }
+        #expect(value() == 4)
+        #expect(counter.value == 3)
+    }
+
+    @Test func sendReachesDependencyModels() async {
+        let root = ContractFacts().withAnchor()
+        let settings = root.node[ContractSettings.self]
+        let received = Collector(settings.node.event(ofType: ContractEvent.self))
+        root.node.send(ContractEvent.logout, to: [.descendants, .dependencies])
+        #expect(await received.waitForCount(1))
+        #expect(root.node.mapHierarchy(for: .dependencies) { $0 as? ContractSettings }.map(\.id) == [settings.id])
+    }
+
+    @Test func cancellingAForEachCancelsItsRunningBody() async {
+        let model = ContractCount().withAnchor()
+        let log = Log()
+        let (stream, continuation) = AsyncStream<Int>.makeStream()
+        let loop = model.node.forEach(stream) { _ in
+            await waitForCancellation { log.add("waiting") } onCancel: { log.add("cancelled") }
+        }
+        continuation.yield(1)
+        #expect(await log.waitFor("waiting"))
+        loop.cancel()
+        #expect(log.all.contains("cancelled"))
+    }
+
+    @Test func cancelAllForAnIDLeavesUntaggedAndChildrenWork() async {
+        let parent = ContractStreams().withAnchor()
+        let log = Log()
+        parent.node.task { await waitForCancellation { log.add("untagged") } onCancel: { log.add("untagged cancelled") } }
+        #expect(await log.waitFor("untagged"))
+        parent.node.cancelAll(for: "nothing")
+        #expect(!log.all.contains("untagged cancelled"))
+    }
+
+    @Test func nestedTransactionsNotifyOnceWhenTheOutermostEnds() {
+        let model = ContractStreams().withAnchor()
+        let fired = Locked(0)
+        withObservationTracking { _ = model.count } onChange: { fired.withLock { $0 += 1 } }
+        model.node.transaction {
+            model.node.transaction { model.count = 1 }
+            #expect(fired.value == 0)
+            model.count = 2
+        }
+        #expect(fired.value == 1)
+    }
+
+    @Test func reentrantWritesJustWork() {
+        let model = ContractStreams().withAnchor()
+        model.child = ContractStreams()
+        model.child?.count = model.count + 1
+        model.node.onChange(of: \.count) { _, new in model.other = new * 10 }
+        model.count = 3
+        #expect(model.other == 30)
+        #expect(model.child?.count == 1)
+    }
+}
