@@ -322,6 +322,8 @@ extension APIContractTesterTests {
     }
 
     @Test func writingToAFrozenCopyOfAnotherHierarchyWhileATesterRunsIsATestFailure() async {
+        // No call site and no tested hierarchy: reported at the `andTester` call.
+        let line = #line + 1
         let (_, tester) = ContractApp().andTester()
         let other = ContractRow().withAnchor()
         let frozen = other.frozenCopy
@@ -329,6 +331,7 @@ extension APIContractTesterTests {
             frozen.count = 1
         } matching: { issue in
             text(issue).hasPrefix("Wrote to ContractRow.count of a frozen copy of ContractRow")
+                && issue.sourceLocation?.line == line
         }
         await tester.finish()
     }
