@@ -439,6 +439,22 @@ extension APIContractTesterTests {
     }
 }
 
+extension APIContractTesterTests {
+    @Test func aProbeWithOneAssertedCallSaysOneCallInAll() async {
+        let probe = TestProbe("onSave")
+        let (_, tester) = ContractApp().andTester()
+        tester.install(probe)
+        probe.call()
+        await tester.assert(probe.wasCalled())
+        await withKnownIssue {
+            await tester.assert(probe.wasCalled(), timeout: .milliseconds(10))
+        } matching: { issue in
+            text(issue).contains("onSave has no unasserted calls (1 call in all)\n")
+        }
+        await tester.finish()
+    }
+}
+
 enum ContractEvent: Sendable, Equatable {
     case other
     case missing

@@ -164,7 +164,7 @@ enum FailureMessages {
     static func probeLine(_ probe: TestProbe) -> String {
         let calls = probe.unassertedCalls
         let total = probe.calls.withLock { $0.count }
-        let inAll = total > calls.count ? " (\(total) calls in all)" : ""
+        let inAll = total > calls.count ? " (\(total) \(total == 1 ? "call" : "calls") in all)" : ""
         if calls.isEmpty { return "\(probe.name) has no unasserted calls\(inAll)" }
         return "\(probe.name) was called: " + calls.map { probeCallLine(probe, $0) }.joined(separator: ", ") + inAll
     }
