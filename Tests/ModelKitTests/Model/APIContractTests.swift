@@ -1040,3 +1040,69 @@ extension APIContractTests {
         #expect(model.child?.count == 1)
     }
 }
+
+enum ContractRowSlot: ModelContainer, Identifiable, Sendable {
+    case leaf(ContractLeaf)
+    case note(id: Int, text: String)
+
+    var id: Int {
+        switch self {
+        case .leaf(let leaf): leaf.id
+        case .note(let id, _): id
+        }
+    }
+
+    func visit(_ v: inout ContainerVisitor) {
+        if case .leaf(let leaf) = self { v.visit(leaf) }
+    }
+}
+
+struct ContractSlots: Model {
+    var node = ModelNode<Self>()
+    @Tracked var rows: IdentifiedList<ContractRowSlot> = IdentifiedList()
+    static func register(_ r: inout ModelRegistrar<Self>) { r.track(\.$rows) }
+}
+
+extension APIContractTests {
+    @Test func touchReachesOnChangeAndModifications() async {
+        let model = ContractStreams().withAnchor()
+        let seen = Locked<[String]>([])
+        model.node.onChange(of: \.count) { old, new in seen.withLock { $0.append("\(old)→\(new)") } }
+        let mods = Collector(model.node.modifications())
+        model.node.touch(\.count)
+        #expect(await mods.waitForCount(1))
+        #expect(mods.elements.first?.paths == ["ContractStreams.count"])
+        #expect(await eventually { seen.value == ["0→0"] })
+    }
+
+    @Test func hierarchyQueriesAreObservedForWhatTheClosureRead() async {
+        let root = ContractTree(name: "root").withAnchor()
+        root.items = [ContractTree(name: "a")]
+        let titles = Collector(root.node.observe {
+            root.node.mapHierarchy(for: .children) { ($0 as? ContractTree)?.title }
+        })
+        let fired = Locked(false)
+        withObservationTracking {
+            _ = root.node.reduceHierarchy(for: .children, into: "") { text, model in
+                text += (model as? ContractTree)?.title ?? ""
+            }
+        } onChange: { fired.value = true }
+        root.items[0].title = "x"
+        #expect(fired.value)
+        #expect(await titles.waitForCount(2))
+        #expect(titles.elements == [[""], ["x"]])
+    }
+
+    @Test func aCollectionOfIdentifiableCustomContainersIsAChildSlot() {
+        let log = Log()
+        let model = ContractSlots().withAnchor()
+        let leaf = ContractLeaf(id: 1, title: "a", log: log)
+        model.rows = IdentifiedList([.note(id: 0, text: "n"), .leaf(leaf)])
+        #expect(leaf.lifetime == .anchored)
+        model.rows = IdentifiedList([.note(id: 0, text: "n"), .leaf(ContractLeaf(id: 1, title: "b", log: log))])
+        #expect(leaf.title == "b")
+        #expect(log.all == ["activate 1"])
+        model.rows = IdentifiedList([.note(id: 0, text: "n")])
+        #expect(leaf.lifetime == .destructed)
+    }
+}
