@@ -455,6 +455,115 @@ extension APIContractTesterTests {
     }
 }
 
+struct ContractItem: Model {
+    var node = ModelNode<Self>()
+    let id: Int
+    @Tracked var title: String
+
+    init(id: Int, title: String) {
+        self.id = id
+        _title = Tracked(wrappedValue: title)
+    }
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track(\.$title)
+    }
+}
+
+struct ContractShelf: Model {
+    var node = ModelNode<Self>()
+    @Tracked var items: [ContractItem] = []
+    @Tracked var title = ""
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track(\.$items)
+        r.track(\.$title)
+    }
+}
+
+struct ContractShelfThemeKey: ModelEnvironmentKey { static let defaultValue = "light" }
+extension ModelEnvironmentValues {
+    var contractShelfTheme: String {
+        get { self[ContractShelfThemeKey.self] } set { self[ContractShelfThemeKey.self] = newValue }
+    }
+}
+
+extension APIContractTesterTests {
+    @Test func continuedHandlesWorkWithoutAReport() async {
+        let (shelf, tester) = ContractShelf().andTester()
+        let first = ContractItem(id: 1, title: "draft")
+        shelf.items = [first]
+        let again = ContractItem(id: 1, title: "final")
+        shelf.items = [again]
+        first.title = "x"
+        await tester.assert {
+            shelf.items.count == 1
+            shelf.items[0].title == "x"
+            again.title == "x"
+        }
+        await tester.finish()
+    }
+
+    @Test func twoInstancesWithOneIDInOneSlotAreReported() async {
+        let (shelf, tester) = ContractShelf().andTester()
+        let second = ContractItem(id: 1, title: "b")
+        withKnownIssue {
+            shelf.items = [ContractItem(id: 1, title: "a"), second]
+        } matching: { issue in
+            text(issue).contains("with the id 1") && text(issue).contains("ContractShelf.items")
+        }
+        #expect(second.lifetime == .initial)
+        await tester.assert(shelf.items.count == 2)
+        await tester.finish()
+    }
+
+    @Test func undoUnderATesterIsAStateChangeAndCanUndoIsPrivate() async {
+        let (shelf, tester) = ContractShelf().withActivation { $0.node.trackUndo() }.andTester()
+        shelf.title = "Groceries"
+        await tester.assert(shelf.title == "Groceries")
+        shelf.node.undoStack.undo()
+        await tester.assert {
+            shelf.title == ""
+            shelf.node.undoStack.canRedo
+        }
+        await tester.finish()
+    }
+
+    @Test func anUnassertedEnvironmentValueFailsAtTheEnd() async {
+        let (shelf, tester) = ContractShelf().andTester()
+        shelf.node.environment.contractShelfTheme = "dark"
+        await withKnownIssue {
+            await tester.finish()
+        } matching: { issue in
+            text(issue).contains("ContractShelf.environment.contractShelfTheme: \"light\" → \"dark\"")
+        }
+    }
+
+    @Test func withPrintChangesPrintsTheHierarchyForItsLifetime() async {
+        let lines = Locked<[String]>([])
+        let (shelf, tester) = ContractShelf()
+            ._withPrintChanges(to: { line in lines.withLock { $0.append(line) } })
+            .andTester(exhaustivity: .off)
+        shelf.items = [ContractItem(id: 1, title: "a")]
+        shelf.items[0].title = "b"
+        #expect(lines.value.contains("ContractShelf.items[0].title: \"a\" → \"b\""))
+        await tester.finish()
+    }
+
+    @Test func finishWaitsForTasksToEnd() async {
+        let (shelf, tester) = ContractShelf().andTester()
+        shelf.node.task {
+            for _ in 0..<50 { await Task.yield() }
+            shelf.title = "late"
+        }
+        await withKnownIssue {
+            await tester.finish()
+        } matching: { issue in
+            text(issue).contains("ContractShelf.title: \"\" → \"late\"")
+        }
+    }
+}
+
 enum ContractEvent: Sendable, Equatable {
     case other
     case missing
