@@ -1106,3 +1106,134 @@ extension APIContractTests {
         #expect(leaf.lifetime == .destructed)
     }
 }
+
+extension APIContractTests {
+    @Test func parentAndAncestorRelationsOfAnEvent() async {
+        let root = ContractSender().withAnchor()
+        root.child = ContractSender()
+        let shared = ContractSender()
+        let middle = root.child!
+        middle.child = shared
+        let atRoot = Collector(root.node.event(ofType: ContractEvent.self))
+        let atMiddle = Collector(middle.node.event(ofType: ContractEvent.self))
+        shared.node.send(ContractEvent.ping(1), to: .parent)
+        shared.node.send(ContractEvent.ping(2), to: .ancestors)
+        #expect(await atRoot.waitForCount(1))
+        #expect(await atMiddle.waitForCount(2))
+        #expect(atRoot.elements == [.ping(2)])
+        #expect(atMiddle.elements == [.ping(1), .ping(2)])
+    }
+
+    @Test func sharedEventsAreReceivedOnceThroughSeveralRoutes() async {
+        let group = ContractSenderGroup().withAnchor()
+        let shared = ContractSender()
+        group.senders = [ContractSender(child: shared), ContractSender(child: shared)]
+        let atRoot = Collector(group.node.event(ofType: ContractEvent.self))
+        let parents = group.senders
+        let atParents = parents.map { Collector($0.node.event(ofType: ContractEvent.self)) }
+        shared.node.send(ContractEvent.ping(1))
+        shared.node.send(ContractEvent.ping(2), to: .parent)
+        group.node.send(ContractEvent.logout)
+        #expect(await atRoot.waitForCount(2))
+        #expect(await atParents[0].waitForCount(2))
+        #expect(await atParents[1].waitForCount(2))
+        #expect(atRoot.elements == [.ping(1), .logout])
+        #expect(atParents[0].elements == [.ping(1), .ping(2)])
+        #expect(atParents[1].elements == [.ping(1), .ping(2)])
+    }
+
+    @Test func onChangeOfAnExpressionInATransactionRunsOnceOrNotAtAll() async {
+        let model = ContractStreams().withAnchor()
+        let seen = Locked<[String]>([])
+        model.node.onChange(of: model.count + model.other) { old, new in seen.withLock { $0.append("\(old)→\(new)") } }
+        model.node.transaction {
+            model.count = 5
+            model.other = 1
+        }
+        model.node.transaction {
+            model.count = 0
+            model.other = 6
+        }
+        model.count = 1
+        #expect(await eventually { seen.value.count >= 2 })
+        #expect(seen.value == ["0→6", "6→7"])
+    }
+
+    @Test func nestedTransactionIsOneModification() async {
+        let model = ContractStreams().withAnchor()
+        let mods = Collector(model.node.modifications())
+        model.node.transaction {
+            model.count = 1
+            model.node.transaction { model.other = 1 }
+        }
+        model.count = 2
+        #expect(await mods.waitForCount(2))
+        #expect(mods.elements.map(\.paths) == [["ContractStreams.count", "ContractStreams.other"], ["ContractStreams.count"]])
+    }
+
+    @Test func nestedCancellationContextsTagWithEveryID() async {
+        let model = ContractStreams().withAnchor()
+        let log = Log()
+        model.node.cancellationContext(for: "outer") {
+            model.node.cancellationContext(for: "inner") {
+                model.node.task { await waitForCancellation { log.add("waiting") } onCancel: { log.add("cancelled") } }
+                model.node.onCancel { log.add("onCancel") }
+            }
+        }
+        #expect(await log.waitFor("waiting"))
+        model.node.cancelAll(for: "outer")
+        #expect(log.all.contains("cancelled"))
+        #expect(log.all.contains("onCancel"))
+    }
+
+    @Test func aSharedModelInheritsTheEnvironmentOfItsFirstPlace() async {
+        let group = ContractSenderGroup().withAnchor()
+        let shared = ContractSender()
+        group.senders = [ContractSender(child: shared), ContractSender(child: shared)]
+        group.senders[0].node.environment.contractTheme = "first"
+        group.senders[1].node.environment.contractTheme = "second"
+        #expect(shared.node.environment.contractTheme == "first")
+        let themes = Collector(shared.node.observe { shared.node.environment.contractTheme })
+        group.senders[0].child = nil
+        #expect(shared.node.environment.contractTheme == "second")
+        #expect(await themes.waitForCount(2))
+        #expect(themes.elements == ["first", "second"])
+    }
+}
+
+struct ContractSenderGroup: Model {
+    var node = ModelNode<Self>()
+    @Tracked var senders: [ContractSender] = []
+    static func register(_ r: inout ModelRegistrar<Self>) { r.track(\.$senders) }
+}
+
+struct ContractNumberKey: DependencyKey {
+    static let liveValue = 1
+}
+extension DependencyValues {
+    var contractNumber: Int {
+        get { self[ContractNumberKey.self] } set { self[ContractNumberKey.self] = newValue }
+    }
+}
+
+extension APIContractTests {
+    @Test func overridesStartFromWhatTheParentSeesOutermostFirst() {
+        let root = ContractFacts().withAnchor { $0.contractNumber += 10 }
+        let child = ContractFacts().withDependencies { $0.contractNumber *= 2 }
+        root.child = child
+        child.child = ContractFacts().withDependencies { $0.contractNumber += 1 }
+        let sibling = ContractFacts()
+        child.child?.child = sibling
+        #expect(root.node.contractNumber == 11)
+        #expect(child.node.contractNumber == 22)
+        #expect(child.child!.node.contractNumber == 23)
+        #expect(sibling.node[ContractNumberKey.self] == 23)
+    }
+
+    @Test func aModelDependencyOverrideIsSeenWhereItApplies() {
+        let root = ContractFacts().withAnchor { $0[ContractSettings.self] = ContractSettings(theme: "dark") }
+        root.child = ContractFacts()
+        #expect(root.child!.node[ContractSettings.self].theme == "dark")
+        #expect(root.node[ContractSettings.self].lifetime == .anchored)
+    }
+}
