@@ -564,6 +564,39 @@ extension APIContractTesterTests {
     }
 }
 
+extension APIContractTesterTests {
+    @Test func theDefaultsAreOneSecondAndFull() async {
+        let (_, tester) = ContractApp().andTester()
+        #expect(tester.timeout == .seconds(1))
+        #expect(tester.exhaustivity == .full)
+        #expect(Exhaustivity.full.contains([.state, .events, .tasks, .probes, .environment, .preferences]))
+        #expect(tester.showSkippedAssertions == false)
+        await tester.finish()
+    }
+
+    @Test func aForEachBodyErrorWithoutCatchFailsTheTestAndTheLoopGoesOn() async {
+        let (model, tester) = ContractShelf().andTester()
+        let (stream, continuation) = AsyncStream<Int>.makeStream()
+        // Started inside `withKnownIssue`, so that the loop's task is in its scope.
+        await withKnownIssue {
+            model.node.forEach(stream) { n in
+                if n == 1 { throw ContractFailure() }
+                model.title = "\(n)"
+            }
+            continuation.yield(1)
+            await tester.settle()
+        } matching: { issue in
+            text(issue).hasPrefix("A task of ContractShelf threw an error that nothing handled: ContractFailure")
+        }
+        continuation.yield(2)
+        await tester.assert(model.title == "2")
+        continuation.finish()
+        await tester.finish()
+    }
+}
+
+struct ContractFailure: Error {}
+
 enum ContractEvent: Sendable, Equatable {
     case other
     case missing

@@ -1237,3 +1237,29 @@ extension APIContractTests {
         #expect(root.node[ContractSettings.self].lifetime == .anchored)
     }
 }
+
+struct ContractBox<Value: Sendable & Equatable>: Model {
+    var node = ModelNode<Self>()
+    @Tracked var value: Value
+    @Tracked var boxes: [ContractBox<Value>] = []
+
+    init(_ value: Value) { _value = Tracked(wrappedValue: value) }
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track(\.$value)
+        r.track(\.$boxes)
+    }
+}
+
+extension APIContractTests {
+    @Test func aGenericModelWorksAsAnyOther() async {
+        let root = ContractBox(0).withAnchor()
+        root.boxes = [ContractBox(1)]
+        let mods = Collector(root.node.modifications())
+        root.boxes[0].value = 2
+        #expect(await mods.waitForCount(1))
+        #expect(mods.elements[0].paths.count == 1)
+        #expect(mods.elements[0].paths[0].hasSuffix(".boxes[0].value"))
+        #expect(root.boxes[0].lifetime == .anchored)
+    }
+}
