@@ -376,3 +376,75 @@ extension APIContractTests {
         #expect(root.boxes[0].lifetime == .anchored)
     }
 }
+
+struct ContractNested: Model {
+    var node = ModelNode<Self>()
+    let id: Int
+    let log: Log
+    @Tracked var title: String
+    @Tracked var children: [ContractNested] = []
+    @Tracked var destination: ContractNestedDestination?
+
+    init(id: Int, title: String, log: Log, children: [ContractNested] = [], destination: ContractNestedDestination? = nil) {
+        self.id = id
+        self.log = log
+        _title = Tracked(wrappedValue: title)
+        _children = Tracked(wrappedValue: children)
+        _destination = Tracked(wrappedValue: destination)
+    }
+
+    func onActivate() {
+        log.add("activate \(id)")
+        node.onCancel { log.add("cancel \(id)") }
+    }
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track(\.$title)
+        r.track(\.$children)
+        r.track(\.$destination)
+    }
+}
+
+enum ContractNestedDestination: ModelContainer, Sendable {
+    case detail(ContractNested)
+    func visit(_ v: inout ContainerVisitor) {
+        if case .detail(let m) = self { v.visit(m) }
+    }
+}
+
+extension APIContractTests {
+    @Test func continuityReconcilesChildSlotsRecursivelyAndPrintsEachDifference() {
+        let log = Log()
+        let root = ContractNested(id: 0, title: "root", log: log).withAnchor()
+        let inner = ContractNested(id: 10, title: "inner", log: log)
+        let viaEnum = ContractNested(id: 20, title: "enum", log: log)
+        root.children = [ContractNested(id: 1, title: "draft", log: log, children: [inner], destination: .detail(viaEnum))]
+        let outer = root.children[0]
+        let lines = Locked<[String]>([])
+        let printing = root._printChanges { line in lines.withLock { $0.append(line) } }
+        log.clear()
+        root.children = [ContractNested(
+            id: 1, title: "final", log: log,
+            children: [ContractNested(id: 10, title: "inner 2", log: log)],
+            destination: .detail(ContractNested(id: 20, title: "enum 2", log: log))
+        )]
+        printing.cancel()
+        #expect(log.all == [])
+        #expect(outer.title == "final" && outer.lifetime == .anchored)
+        #expect(inner.title == "inner 2" && inner.lifetime == .anchored)
+        #expect(viaEnum.title == "enum 2" && viaEnum.lifetime == .anchored)
+        #expect(lines.value.sorted() == [
+            "ContractNested.children[0].children[0].title: \"inner\" → \"inner 2\"",
+            "ContractNested.children[0].destination.detail.title: \"enum\" → \"enum 2\"",
+            "ContractNested.children[0].title: \"draft\" → \"final\"",
+        ])
+    }
+
+    @Test func aDefaultModelIDNeverContinues() {
+        let box = ContractStreams().withAnchor()
+        box.child = ContractStreams()
+        let old = box.child!
+        box.child = ContractStreams()
+        #expect(old.lifetime == .destructed)
+    }
+}
