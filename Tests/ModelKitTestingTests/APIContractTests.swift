@@ -595,6 +595,36 @@ extension APIContractTesterTests {
     }
 }
 
+extension APIContractTesterTests {
+    @Test func aPlainWithAnchorUsesLiveValuesWhileATesterRuns() async throws {
+        let (_, tester) = ContractApp().andTester()
+        let plain = ContractRow().withAnchor()
+        #expect(try await plain.node.contractFacts.fetch(3) == "3 live")
+        await tester.finish()
+    }
+
+    @Test func aTouchIsNoStateChangeForATester() async {
+        let (shelf, tester) = ContractShelf().andTester()
+        let values = Locked<[String]>([])
+        shelf.node.onChange(of: \.title) { _, new in values.withLock { $0.append(new) } }
+        shelf.node.touch(\.title)
+        await tester.settle()
+        #expect(values.value == [""])
+        await tester.finish()
+    }
+
+    @Test func withUntrackedModelReadsAssertNothing() async {
+        let (shelf, tester) = ContractShelf().andTester()
+        shelf.title = "x"
+        await withKnownIssue {
+            await tester.assert(withUntrackedModelReads { shelf.title } == "x")
+        } matching: { issue in
+            text(issue).contains("ContractShelf.title: \"\" → \"x\"")
+        }
+        await tester.finish()
+    }
+}
+
 struct ContractFailure: Error {}
 
 enum ContractEvent: Sendable, Equatable {
