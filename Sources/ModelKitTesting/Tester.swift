@@ -140,9 +140,9 @@ public final class Tester: Sendable {
     }
 
     private func cancelActivationWork() {
-        state.log.withLock { $0.isCancellingActivationWork = true }
-        hierarchy.cancel(hierarchy.runningWork().filter(\.fromActivation))
-        state.log.withLock { $0.isCancellingActivationWork = false }
+        TesterState.$cancellingActivationWork.withValue(ObjectIdentifier(state)) {
+            hierarchy.cancel(hierarchy.runningWork().filter(\.fromActivation))
+        }
     }
 
     private func runningTasks() -> [RunningWork] {

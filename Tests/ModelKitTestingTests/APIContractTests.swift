@@ -552,6 +552,7 @@ extension APIContractTesterTests {
 
     @Test func finishWaitsForTasksToEnd() async {
         let (shelf, tester) = ContractShelf().andTester()
+        tester.timeout = .seconds(20)   // a bound for a loaded machine: finish returns when the task ends
         shelf.node.task {
             for _ in 0..<50 { await Task.yield() }
             shelf.title = "late"
@@ -622,6 +623,53 @@ extension APIContractTesterTests {
             text(issue).contains("ContractShelf.title: \"\" → \"x\"")
         }
         await tester.finish()
+    }
+}
+
+/// A model whose `onActivate` work, when the tester cancels it at the end, lets another task of the
+/// hierarchy write, and holds the test's task until it has.
+struct ContractEndRace: Model {
+    var node = ModelNode<Self>()
+    @Tracked var title = ""
+    let written = Locked(false)
+    let go = AsyncStream<Void>.makeStream()
+
+    func onActivate() {
+        node.onCancel {
+            go.continuation.yield()
+            // A bounded wait for the other task's write (on the tester executor's own thread).
+            let deadline = ContinuousClock.now + .seconds(20)
+            while !written.value && ContinuousClock.now < deadline {}
+        }
+    }
+
+    func startLateWrite() {
+        node.task {
+            for await _ in go.stream { break }
+            title = "late"
+            written.withLock { $0 = true }
+        }
+    }
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track(\.$title)
+    }
+}
+
+extension APIContractTesterTests {
+    // API.md section 7: "at the end of the test ... every change ... not yet asserted is a failure".
+    // A task's write that lands while the tester cancels the `onActivate` work is the test's doing,
+    // not the end's: it was dropped, so the end reported nothing.
+    @Test func aWriteOfAnotherTaskWhileTheEndCancelsActivationWorkIsStillRecorded() async {
+        let (model, tester) = ContractEndRace().andTester()
+        model.startLateWrite()
+        await tester.settle()
+        await withKnownIssue {
+            await tester.finish()
+        } matching: { issue in
+            text(issue).contains("ContractEndRace.title: \"\" → \"late\"")
+        }
+        #expect(model.written.value)
     }
 }
 

@@ -24,16 +24,20 @@ final class TesterState: HierarchyHook, Sendable {
         var printSkipped: @Sendable (String) -> Void = { print($0) }
         var deferredFailures: [(message: String, location: SourceLocation)] = []
         var isFinished = false
-        /// Whether `finish` is cancelling the work started in `onActivate` (see `record(_:)`).
-        var isCancellingActivationWork = false
+    }
 
-        /// Whether a change or event is the end of the test's own doing, not the test's: made while
-        /// the tester cancels the work started in `onActivate` (an `onCancel` handler resetting a
-        /// flag), or by a task cancelled as the test ends (a `defer` in it). No assertion could
-        /// follow it, so it is not recorded.
-        var isMadeByTheEnd: Bool {
-            isFinished && (isCancellingActivationWork || withUnsafeCurrentTask { $0?.isCancelled ?? false })
-        }
+    /// The tester whose end is cancelling the work started in `onActivate`, on the task doing it:
+    /// what that cancellation runs there (an `onCancel` handler resetting a flag) is the end's doing.
+    /// Other tasks of the hierarchy may write at the same time, on the executor's thread; their
+    /// writes are the test's, and are recorded.
+    @TaskLocal static var cancellingActivationWork: ObjectIdentifier?
+
+    /// Whether a change or event is the end of the test's own doing, not the test's: made by the
+    /// tester cancelling the work started in `onActivate`, or by a task cancelled as the test ends
+    /// (a `defer` in it). No assertion could follow it, so it is not recorded.
+    private func isMadeByTheEnd(_ log: Log) -> Bool {
+        log.isFinished && (Self.cancellingActivationWork == ObjectIdentifier(self)
+            || withUnsafeCurrentTask { $0?.isCancelled ?? false })
     }
 
     let log: Protected<Log>
@@ -68,7 +72,7 @@ final class TesterState: HierarchyHook, Sendable {
     func record(_ change: ChangeRecord) {
         let sequence = Sequencer.next()
         log.withLock { log in
-            if log.isMadeByTheEnd { return }
+            if isMadeByTheEnd(log) { return }
             log.changes.append(Entry(sequence: sequence, record: change, exhaustivity: log.exhaustivity))
         }
     }
@@ -76,7 +80,7 @@ final class TesterState: HierarchyHook, Sendable {
     func record(_ event: EventRecord) {
         let sequence = Sequencer.next()
         log.withLock { log in
-            if log.isMadeByTheEnd { return }
+            if isMadeByTheEnd(log) { return }
             log.events.append(Entry(sequence: sequence, record: event, exhaustivity: log.exhaustivity))
         }
     }
