@@ -312,3 +312,28 @@ enum ContractEvent: Sendable, Equatable {
     case other
     case missing
 }
+
+/// A generic model: its `@Tracked var value: Value` does not know `Value` is `Equatable`.
+struct ContractGenericBox<Value: Sendable>: Model {
+    var node = ModelNode<Self>()
+    @Tracked var value: Value
+
+    init(_ value: Value) { _value = Tracked(wrappedValue: value) }
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track(\.$value)
+    }
+}
+
+@Suite struct ContractGenericModelTests {
+    /// Section 1: an equal write is a no-op for an `Equatable` value, in a generic model too. It
+    /// was recorded (`ContractGenericBox<Int>.value: 1 → 1`), a failure at the end of the test.
+    @Test func aGenericModelsEqualWriteIsNoChangeForTheTester() async {
+        let (box, tester) = ContractGenericBox(1).andTester()
+        box.value = 1
+        let (text, textTester) = ContractGenericBox("a").andTester()
+        text.value = "a"
+        await tester.finish()
+        await textTester.finish()
+    }
+}

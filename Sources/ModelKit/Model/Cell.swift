@@ -181,9 +181,11 @@ class Cell<Value: Sendable>: AnyCell, @unchecked Sendable {
     }
 
     /// A new cell for `value`: one that keeps its initial value unless the value is trivial.
+    /// A value `Equatable` only at run time (a generic model's `V`) gets a cell that compares it.
     @inlinable
     static func make(_ value: Value) -> Cell<Value> {
-        _isPOD(Value.self) ? Cell(value) : RetiringCell(value)
+        if let cell = makeComparingIfEquatable(value) { return cell }
+        return _isPOD(Value.self) ? Cell(value) : RetiringCell(value)
     }
 
     /// Whether two values are equal; a plain cell never knows.

@@ -375,6 +375,23 @@ extension APIContractTests {
         #expect(mods.elements[0].paths[0].hasSuffix(".boxes[0].value"))
         #expect(root.boxes[0].lifetime == .anchored)
     }
+
+    /// Section 1: "Writing a value `==` to the current one (for `Equatable` values) is a no-op",
+    /// also where the declaring code does not know the value is `Equatable` (a generic model).
+    /// (ModelKitTestingTests' `aGenericModelsEqualWriteIsNoChangeForTheTester` fails without it.)
+    @Test func aGenericModelsEqualWriteIsANoOp() async {
+        let root = ContractBox(1).withAnchor()
+        let log = Log()
+        root.node.onChange(of: \.value) { _, new in log.add("\(new)") }
+        let observed = Log()
+        withObservationTracking { _ = root.value } onChange: { observed.add("notified") }
+        root.value = 1
+        root.value = 1
+        #expect(observed.all.isEmpty, "Observation hears of no equal write")
+        root.value = 2
+        #expect(log.all == ["2"], "only the write of 2 is a change")
+        #expect(observed.all == ["notified"])
+    }
 }
 
 struct ContractNested: Model {
