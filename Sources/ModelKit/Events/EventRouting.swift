@@ -188,14 +188,18 @@ extension ModelNode {
     ///
     /// Listeners (``event(of:fileID:filePath:line:column:)``, ``event(ofType:fileID:filePath:line:column:)``)
     /// receive events from one sender in send order. Sending from a removed model is reported and
-    /// delivers nothing.
+    /// delivers nothing, except from the model's own work as it ends (its `onCancel` handlers, its
+    /// cancelled tasks unwinding), which delivers nothing quietly.
     public func send<Event: Sendable>(
         _ event: Event, to relation: ModelRelation = [.self, .ancestors],
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) {
         guard let context = context(for: "send", fileID: fileID, filePath: filePath, line: line, column: column) else { return }
         if !context.send(event, to: relation) {
-            let state = context.lock.withShortLock { context.state }
+            // The model's own work as it ends (an `onCancel` handler, a cancelled task's `defer`)
+            // may send after the removal, as it may write: the event is dropped without a report.
+            let (state, quiet) = context.lock.withShortLock { (context.state, context.writeRefusal == nil) }
+            if quiet { return }
             let what = state == .frozen ? "from a frozen copy" : "after it was removed from its hierarchy"
             context.hierarchy.report(ModelIssue(
                 "\(typeName(M.self)) sent \(event) \(what); the event was not delivered.",
