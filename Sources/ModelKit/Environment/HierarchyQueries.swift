@@ -84,9 +84,14 @@ extension ModelNode {
     ///     if node.isUniquelyReferenced { cleanUpFiles() }
     /// }
     /// ```
+    ///
+    /// Observed like ``mapHierarchy(for:fileID:filePath:line:column:_:)``: the model gaining or
+    /// losing a place runs an observer (or a memoized value) that read it again.
     public var isUniquelyReferenced: Bool {
         guard let context = anchoredContext else { return true }
-        return context.lock.withShortLock { context.places.count <= 1 }
+        let isUnique = context.lock.withShortLock { context.places.count <= 1 }
+        context.didRead(Context.placesIndex)
+        return isUnique
     }
 }
 

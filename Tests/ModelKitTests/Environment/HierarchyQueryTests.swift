@@ -117,6 +117,28 @@ private struct SettingsUser: Model {
         #expect(c.lifetime == .anchored)
     }
 
+    @Test func isUniquelyReferencedIsObservedAsTheModelGainsAndLosesPlaces() {
+        let root = Panel("root", children: [Panel("A", children: [Panel("C")]), Panel("B")]).withAnchor()
+        let a = root.children[0]
+        let b = root.children[1]
+        let c = a.children[0]
+        let log = Log()
+        c.node.onChange(of: c.node.isUniquelyReferenced) { _, new in log.add("\(new)") }
+        let fired = Locked(0)
+        withObservationTracking {
+            _ = c.node.isUniquelyReferenced
+        } onChange: { fired.withLock { $0 += 1 } }
+        let memoized = { c.node.memoize(for: "unique") { c.node.isUniquelyReferenced } }
+        #expect(memoized())
+
+        b.detail = c                        // a second place
+        #expect(fired.value == 1)
+        #expect(memoized() == false)
+        a.children = []                     // the first one goes
+        #expect(memoized())
+        #expect(log.all == ["false", "true"])
+    }
+
     @Test func anObservedDependenciesQueryRunsAgainWhenADependencyIsFirstUsed() {
         let user = SettingsUser().withAnchor()
         let fired = Locked(0)
