@@ -162,6 +162,9 @@ extension Context {
             appendDescendants(of: self, all: relation.contains(.descendants), &visited, &result, &slotReads)
         }
         if relation.contains(.dependencies) {
+            // The model itself is in the relation through `.self` only, not as a dependency of a
+            // dependency it uses (two model dependencies that use each other).
+            _ = visited.insert(self)
             result.append(contentsOf: dependencies(of: [self] + result, &visited, slotReads: &slotReads))
         }
         return result

@@ -66,7 +66,10 @@ extension Context {
             // The dependencies of every model visited (Environment/HierarchyQueries.swift).
             var visitedModels: [Context] = []
             forEachTarget(of: relation.subtracting(.dependencies)) { visitedModels.append($0); body($0) }
+            // The sender is reached through `.self` only, not as a dependency of a dependency it
+            // uses (two model dependencies that use each other).
             var visited = VisitedSet()
+            _ = visited.insert(self)
             for context in visitedModels { _ = visited.insert(context) }
             for dependency in dependencies(of: [self] + visitedModels, &visited) { body(dependency) }
             return

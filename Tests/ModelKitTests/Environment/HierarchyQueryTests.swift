@@ -10,6 +10,21 @@ private struct Settings: Model, DependencyKey {
     static func register(_ r: inout ModelRegistrar<Self>) { r.track(\.$mode) }
 }
 
+/// Two model dependencies that use each other, as two services of an app may.
+private struct Preferences: Model, DependencyKey {
+    var node = ModelNode<Self>()
+    static var liveValue: Preferences { Preferences() }
+    func onActivate() { _ = node[Session.self] }
+    static func register(_ r: inout ModelRegistrar<Self>) {}
+}
+
+private struct Session: Model, DependencyKey {
+    var node = ModelNode<Self>()
+    static var liveValue: Session { Session() }
+    func onActivate() { _ = node[Preferences.self] }
+    static func register(_ r: inout ModelRegistrar<Self>) {}
+}
+
 /// A model that uses `Settings` when asked to.
 private struct SettingsUser: Model {
     var node = ModelNode<Self>()
@@ -177,6 +192,28 @@ private struct SettingsUser: Model {
         #expect(root.node.mapHierarchy(for: .dependencies) { $0 as? Settings }.isEmpty)
         let found = root.node.mapHierarchy(for: [.descendants, .dependencies]) { $0 as? Settings }
         #expect(found.map(\.id) == [settings.id])
+    }
+
+    @Test func theDependenciesRelationLeavesOutTheModelItselfWhenItsDependenciesUseIt() async {
+        let root = Panel("root").withAnchor()
+        let preferences = root.node[Preferences.self]
+        let session = root.node[Session.self]
+        func typeNames(_ relation: ModelRelation) -> [String] {
+            preferences.node.mapHierarchy(for: relation) { "\(type(of: $0))" }
+        }
+        #expect(typeNames(.dependencies) == ["Session"])
+        #expect(typeNames([.self, .dependencies]) == ["Preferences", "Session"])
+
+        let toPreferences = Collector(preferences.node.event(ofType: String.self))
+        let toSession = Collector(session.node.event(ofType: String.self))
+        preferences.node.send("to dependencies", to: .dependencies)
+        preferences.node.send("to self", to: .self)
+        #expect(await toPreferences.waitForCount(1))
+        #expect(await toSession.waitForCount(1))
+        #expect(toPreferences.elements == ["to self"])
+        #expect(toSession.elements == ["to dependencies"])
+        toPreferences.cancel()
+        toSession.cancel()
     }
 
     @Test func sendReachesDependencies() async {
