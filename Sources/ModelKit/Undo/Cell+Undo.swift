@@ -8,9 +8,9 @@ protocol UndoableCell: AnyCell {
     /// Whether two values of the cell's type are equal (false when the type is not `Equatable`).
     func isEqualAny(_ lhs: Any, _ rhs: Any) -> Bool
 
-    /// A new unbound cell holding the current value with its models detached (see `detached(_:)`).
-    /// The caller holds the guarding lock.
-    func detachedCopy() -> AnyCell
+    /// A new unbound cell holding the current value with its models detached (see
+    /// `detached(_:substituting:)`). The caller holds the guarding lock.
+    func detachedCopy(substituting substitute: ((any Model) -> (any Model)?)?) -> AnyCell
 
     /// The boxes of the models in `value` (a value of the cell's type, held by child slot `index`
     /// of `schema`), in the order the slot visits them.
@@ -28,8 +28,8 @@ extension Cell: UndoableCell {
         return isEqual(lhs, rhs)
     }
 
-    func detachedCopy() -> AnyCell {
-        makeCell(detached(value))
+    func detachedCopy(substituting substitute: ((any Model) -> (any Model)?)?) -> AnyCell {
+        makeCell(detached(value, substituting: substitute))
     }
 
     func modelBoxes(in value: Any, slot index: Int, of schema: AnySchema) -> [NodeBox] {

@@ -17,12 +17,15 @@ extension Model {
     /// held directly or in optionals, arrays, dictionaries and collections, their detached copies
     /// (of a live model: of the instance its context holds). The caller holds the lock guarding the
     /// model's cells (or the copy is private to the caller).
-    func detachedCopy() -> Self {
+    ///
+    /// - Parameter substitute: Given each model held below this one, at any depth, a model to hold in
+    ///   its place, uncopied; nil to copy it.
+    func detachedCopy(substituting substitute: ((any Model) -> (any Model)?)? = nil) -> Self {
         // An earlier instance of a model continued by a newer one (same-id continuity, API.md
         // section 8), which undo may have put back in a slot: its cells forward to the live ones and
         // keep the values they had when it was continued. The live instance is copied instead.
         if let live = node.box.context?.model(as: Self.self), live.node.box !== node.box {
-            return live.detachedCopy()
+            return live.detachedCopy(substituting: substitute)
         }
         let schema = Schema<Self>.shared(self)
         var copy = self
@@ -44,20 +47,20 @@ extension Model {
         }
         copy.node = ModelNode(box: box)
         for property in schema.properties {
-            property.replaceCell(&copy, property.cellOf(self).undoable.detachedCopy())
+            property.replaceCell(&copy, property.cellOf(self).undoable.detachedCopy(substituting: substitute))
         }
         return copy
     }
 }
 
 /// `value` with the models it holds (directly, or in optionals, arrays, dictionaries and
-/// collections) detached.
-func detached<Value>(_ value: Value) -> Value {
-    mappingModels(in: value) { model in detachedModel(model) }
+/// collections) detached, except those `substitute` gives a model for.
+func detached<Value>(_ value: Value, substituting substitute: ((any Model) -> (any Model)?)? = nil) -> Value {
+    mappingModels(in: value) { model in substitute?(model) ?? detachedModel(model, substitute) }
 }
 
-private func detachedModel<M: Model>(_ model: M) -> any Model {
-    model.detachedCopy()
+private func detachedModel<M: Model>(_ model: M, _ substitute: ((any Model) -> (any Model)?)?) -> any Model {
+    model.detachedCopy(substituting: substitute)
 }
 
 /// `value` with each model it holds (directly, or in optionals, arrays, dictionaries and other

@@ -272,7 +272,15 @@ final class HierarchyUndo {
                 current = next
             }
             guard let latest else { return model }
-            let copy = detachedAny(latest.snapshot)
+            // A model under the removed one that lives on elsewhere (a shared model, whose other
+            // place kept it) is shared again, not copied.
+            let descendants = revivals[ObjectIdentifier(latest.dead)]?.descendants ?? [:]
+            let copy = detachedAny(latest.snapshot) { copied in
+                guard let original = descendants[nodeBox(of: copied).id], original.state.isLive,
+                      let live = original.model, type(of: live) == type(of: copied)
+                else { return nil }
+                return live
+            }
             revived.append((latest.dead, nodeBox(of: copy)))
             return copy
         }
@@ -330,12 +338,12 @@ private func openedNodeBox<M: Model>(_ model: M) -> NodeBox {
     model.node.box
 }
 
-private func detachedAny(_ model: any Model) -> any Model {
-    detachedModel(model)
+private func detachedAny(_ model: any Model, substituting substitute: ((any Model) -> (any Model)?)? = nil) -> any Model {
+    detachedModel(model, substitute)
 }
 
-private func detachedModel<M: Model>(_ model: M) -> any Model {
-    model.detachedCopy()
+private func detachedModel<M: Model>(_ model: M, _ substitute: ((any Model) -> (any Model)?)?) -> any Model {
+    model.detachedCopy(substituting: substitute)
 }
 
 /// Where a write that needs a change record goes (see `Context.undoRoute(_:)`).

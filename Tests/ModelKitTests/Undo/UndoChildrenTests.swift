@@ -267,6 +267,25 @@ import Testing
         #expect(log.count(of: "activate 5") == 1)
     }
 
+    @Test func aSharedModelUnderARemovedChildStaysLiveAndIsSharedAgain() {
+        let log = Log()
+        let shared = UndoItem(id: 5, name: "shared", log: log)
+        let holder = UndoItem(id: 1, name: "holder", parts: [shared], log: log)
+        let editor = UndoEditor(log: log, items: [holder]).withAnchor()
+        editor.selected = editor.items[0].parts[0]
+        editor.items = []                   // `holder` goes; `shared` lives on as `selected`
+        #expect(shared.lifetime == .anchored)
+        editor.node.undoStack.undo()
+        let part = editor.items.first?.parts.first
+        #expect(part?.lifetime == .anchored)
+        #expect(part?.node.isUniquelyReferenced == false)
+        part?.name = "both"
+        #expect(editor.selected?.name == "both")
+        #expect(shared.name == "both")
+        #expect(log.count(of: "activate 5") == 1)
+        #expect(log.count(of: "activate 1") == 2)
+    }
+
     @Test func entriesOfATornDownModelAreSkipped() {
         let list = UndoRowList(rows: [UndoRow()]).withAnchor()
         let row = list.rows[0]
