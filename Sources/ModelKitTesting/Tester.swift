@@ -81,10 +81,11 @@ public final class Tester: Sendable {
         // Bounded by a number of jobs: a timer on the default immediate clock never waits.
         await state.executor.settle(until: deadline, jobs: Self.jobsBeforeTheEnd)
         cancelActivationWork()
-        while runningTasks().isEmpty == false && ContinuousClock.now < deadline {
+        // Cancelled `onActivate` work still unwinding is not waited for (nor reported).
+        while tasksToReport().isEmpty == false && ContinuousClock.now < deadline {
             let mark = state.activity.mark
             await state.executor.settle(until: deadline)
-            guard !runningTasks().isEmpty else { break }
+            guard !tasksToReport().isEmpty else { break }
             await Activity.wait(for: [mark], until: deadline)
         }
         completeFinishing(testerReleased: false)
@@ -145,12 +146,18 @@ public final class Tester: Sendable {
         }
     }
 
+    /// The tasks still running, cancelled ones that have not ended included.
     private func runningTasks() -> [RunningWork] {
         hierarchy.runningWork().filter(\.isTask)
     }
 
+    /// The running tasks the end of the test waits for and reports: all but the `onActivate` work,
+    /// which it cancelled rather than awaited (still unwinding is not a failure).
+    private func tasksToReport() -> [RunningWork] {
+        runningTasks().filter { !$0.fromActivation }
+    }
+
     private func completeFinishing(testerReleased: Bool) {
-        // Work from `onActivate` was cancelled, not awaited: still unwinding is not a failure.
         let tasks = runningTasks()
         let reported = tasks.filter { !$0.fromActivation }
         let exhaustivity = self.exhaustivity

@@ -1,6 +1,7 @@
 import Foundation
 import ModelKit
 import ModelKitTesting
+import Synchronization
 import Testing
 
 @Suite struct ExhaustivityTests {
@@ -160,6 +161,27 @@ import Testing
         }
     }
 
+    @Test func aCancelledTaskThatHasNotEndedIsReportedAsStillRunning() async {
+        let release = Release()
+        let (waiter, tester) = StubbornWaiter().andTester()
+        tester.timeout = .milliseconds(20)
+        waiter.startWaiting(for: release)
+        await tester.assert(waiter.isWaiting)
+        waiter.stopWaiting()
+        await withKnownIssue {
+            await tester.finish()
+        } matching: { issue in
+            text(issue) == """
+            A task of StubbornWaiter started here was still running when the test ended, although it was cancelled.
+
+            To fix, either:
+              • Let cancellation end it: `try await` what it waits for, or check `Task.isCancelled` in its loops.
+              • Or stop requiring finished tasks: `tester.exhaustivity.remove(.tasks)`.
+            """ && issue.sourceLocation?.fileName == "ExhaustivityTests.swift"
+        }
+        release.open()
+    }
+
     @Test func activationWorkIsCancelledAtTheEnd() async {
         let clock = TestClock()
         let (ticker, tester) = Ticker().andTester { $0.continuousClock = clock }
@@ -235,4 +257,47 @@ import Testing
         #expect(Exhaustivity.full.contains([.state, .events, .tasks, .probes, .environment, .preferences]))
         #expect(Exhaustivity.off.isEmpty)
     }
+}
+
+/// Opens once; a task waiting on it ignores cancellation.
+private final class Release: Sendable {
+    private let state = Mutex<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
+
+    func open() {
+        let waiters = state.withLock { state in
+            state.isOpen = true
+            defer { state.waiters = [] }
+            return state.waiters
+        }
+        for waiter in waiters { waiter.resume() }
+    }
+
+    func wait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let isOpen = state.withLock { state in
+                if !state.isOpen { state.waiters.append(continuation) }
+                return state.isOpen
+            }
+            if isOpen { continuation.resume() }
+        }
+    }
+}
+
+/// A task that goes on after it is cancelled, until it is released.
+private struct StubbornWaiter: Model {
+    var node = ModelNode<Self>()
+    @Tracked var isWaiting = false
+    enum WaitID {}
+
+    func startWaiting(for release: Release) {
+        node.task {
+            isWaiting = true
+            await release.wait()
+        }
+        .cancel(for: WaitID.self)
+    }
+
+    func stopWaiting() { node.cancelAll(for: WaitID.self) }
+
+    static func register(_ r: inout ModelRegistrar<Self>) { r.track(\.$isWaiting) }
 }

@@ -33,6 +33,10 @@ final class ContextExtras {
     @exclusivity(unchecked) var lostFirstPlace: (parent: ObjectIdentifier, slot: Int)?
 
     /// One running task or registered `onCancel` handler.
+    ///
+    /// A cancelled task stays listed, marked `isCancelled`, until it ends: it is still running (a
+    /// tester waits for it and reports it if it never ends), but no id or cancellation reaches it
+    /// again. An `onCancel` handler leaves as it runs.
     struct WorkEntry {
         var task: Task<Void, Never>?
         var onCancel: (@Sendable () -> Void)?
@@ -40,6 +44,7 @@ final class ContextExtras {
         let location: SourceLocation
         let fromActivation: Bool
         var isTask: Bool
+        var isCancelled = false
     }
 
     /// What a destructed context leaves to do once the lock is released.

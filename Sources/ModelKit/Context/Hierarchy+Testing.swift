@@ -6,6 +6,8 @@ package struct RunningWork: Sendable {
     package let location: SourceLocation
     package let fromActivation: Bool
     package let isTask: Bool
+    /// Whether it was cancelled (by the model, its removal or the tester) and has not ended yet.
+    package let isCancelled: Bool
     let context: Context
     let workID: Int
 }
@@ -34,8 +36,8 @@ extension Hierarchy {
         liveContexts().flatMap { context in
             context.runningWork().map {
                 RunningWork(
-                    modelType: context.typeName, location: $0.location, fromActivation: $0.fromActivation,
-                    isTask: $0.isTask, context: context, workID: $0.id
+                    modelType: context.typeName, location: $0.entry.location, fromActivation: $0.entry.fromActivation,
+                    isTask: $0.entry.isTask, isCancelled: $0.entry.isCancelled, context: context, workID: $0.id
                 )
             }
         }

@@ -60,12 +60,12 @@ extension Context {
         ))
     }
 
-    /// Stores the task of a registered entry; cancels it if the entry is already gone.
+    /// Stores the task of a registered entry; cancels it if the entry is already gone or cancelled.
     final func attach(_ task: Task<Void, Never>, to workID: Int) {
         let attached: Bool = lock.withShortLock {
-            guard extras?.work[workID] != nil else { return false }
+            guard let entry = extras?.work[workID] else { return false }
             extras?.work[workID]?.task = task
-            return true
+            return !entry.isCancelled
         }
         if !attached { task.cancel() }
     }
@@ -81,7 +81,8 @@ extension Context {
     /// Cancels the given entries: tasks are cancelled, `onCancel` handlers run.
     final func cancelWork(ids: [Int]) {
         let taken: [ContextExtras.WorkEntry] = lock.withShortLock {
-            ids.compactMap { extras?.work.removeValue(forKey: $0) }
+            guard let extras else { return [] }
+            return ids.compactMap { extras.takeForCancelling($0) }
         }
         perform(cancelling: taken)
     }
@@ -91,7 +92,7 @@ extension Context {
         let taken: [ContextExtras.WorkEntry] = lock.withShortLock {
             guard let extras else { return [] }
             let matching = extras.work.filter { $0.value.ids.contains(id) }.keys.sorted()
-            return matching.compactMap { extras.work.removeValue(forKey: $0) }
+            return matching.compactMap { extras.takeForCancelling($0) }
         }
         perform(cancelling: taken)
     }
@@ -102,9 +103,9 @@ extension Context {
             var others: [ContextExtras.WorkEntry] = []
             if cancelOthers {
                 let matching = extras.work.filter { $0.key != workID && $0.value.ids.contains(id) }.keys.sorted()
-                others = matching.compactMap { extras.work.removeValue(forKey: $0) }
+                others = matching.compactMap { extras.takeForCancelling($0) }
             }
-            extras.work[workID]?.ids.append(id)
+            if extras.work[workID]?.isCancelled == false { extras.work[workID]?.ids.append(id) }
             return others
         }
         perform(cancelling: taken)
@@ -120,12 +121,28 @@ extension Context {
         if !entries.isEmpty { hierarchy.testing?.workDidFinish() }
     }
 
-    /// The running work of this context (for a tester's end-of-test check).
-    final func runningWork() -> [(id: Int, location: SourceLocation, fromActivation: Bool, isTask: Bool)] {
+    /// The running work of this context (for a tester's end-of-test check), cancelled tasks that
+    /// have not ended yet included.
+    final func runningWork() -> [(id: Int, entry: ContextExtras.WorkEntry)] {
         lock.withShortLock {
-            (extras?.work ?? [:]).sorted { $0.key < $1.key }.map {
-                (id: $0.key, location: $0.value.location, fromActivation: $0.value.fromActivation, isTask: $0.value.isTask)
-            }
+            (extras?.work ?? [:]).sorted { $0.key < $1.key }.map { (id: $0.key, entry: $0.value) }
         }
+    }
+}
+
+extension ContextExtras {
+    /// Takes what cancelling the entry `id` has to do, or nil if it is gone or already cancelled.
+    /// A task's entry stays, marked cancelled and without ids or handler, until the task ends (see
+    /// `WorkEntry`); any other entry leaves. Caller holds the lock.
+    final func takeForCancelling(_ id: Int) -> WorkEntry? {
+        guard let entry = work[id], !entry.isCancelled else { return nil }
+        if entry.isTask {
+            work[id]?.isCancelled = true
+            work[id]?.ids = []
+            work[id]?.onCancel = nil
+        } else {
+            work[id] = nil
+        }
+        return entry
     }
 }

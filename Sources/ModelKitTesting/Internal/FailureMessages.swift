@@ -61,6 +61,15 @@ enum FailureMessages {
     }
 
     static func taskStillRunning(_ task: RunningWork, testerReleased: Bool = false) -> String {
+        if task.isCancelled {
+            return """
+            A task of \(task.modelType) started here was still running when the test ended, although it was cancelled.
+
+            To fix, either:
+              • Let cancellation end it: `try await` what it waits for, or check `Task.isCancelled` in its loops.
+              • Or stop requiring finished tasks: `tester.exhaustivity.remove(.tasks)`.
+            """
+        }
         if testerReleased {
             return """
             A task of \(task.modelType) started here was still running when the test ended.
