@@ -85,6 +85,9 @@ public final class TestClock: Clock, Sendable {
     public var minimumResolution: Duration { .zero }
 
     /// Suspends until the clock is advanced to `deadline` (returns at once if it already is).
+    ///
+    /// Cancelling the sleeping task ends the sleep by throwing `CancellationError`, however close
+    /// the cancellation comes to the start of the sleep.
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
         let executor = TesterExecutor.current.value
@@ -97,12 +100,20 @@ public final class TestClock: Clock, Sendable {
         }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
-                let resumeNow = state.withLock { state -> Bool in
-                    if deadline <= state.now { return true }
+                enum Action { case wait, resume, cancel }
+                let action = state.withLock { state -> Action in
+                    // A cancellation that came before this point found no sleeper to resume; the
+                    // task's flag is set before its handler runs, so it is seen here.
+                    if Task.isCancelled { return .cancel }
+                    if deadline <= state.now { return .resume }
                     state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
-                    return false
+                    return .wait
                 }
-                if resumeNow { continuation.resume() }
+                switch action {
+                case .wait: break
+                case .resume: continuation.resume()
+                case .cancel: continuation.resume(throwing: CancellationError())
+                }
             }
         } onCancel: {
             let sleeper = state.withLock { state -> Sleeper? in

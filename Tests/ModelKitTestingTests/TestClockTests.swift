@@ -1,5 +1,6 @@
 import ModelKit
 import ModelKitTesting
+import Synchronization
 import Testing
 
 @Suite struct TestClockTests {
@@ -56,6 +57,33 @@ import Testing
         try await clock.sleep(until: clock.now.advanced(by: .seconds(-1)))
     }
 
+    @Test func aSleeperCancelledAsItStartsSleepingEnds() async {
+        // The cancellation lands anywhere between the task's start and its sleep being registered:
+        // each sleep must end by throwing, without the clock moving.
+        let clock = TestClock()
+        for attempt in 0..<20_000 {
+            let ended = Atomic<Bool>(false)
+            let started = Atomic<Bool>(false)
+            let task = Task.detached {
+                started.store(true, ordering: .releasing)
+                do {
+                    try await clock.sleep(for: .seconds(60))
+                } catch {}
+                ended.store(true, ordering: .releasing)
+            }
+            while !started.load(ordering: .acquiring) {}
+            spin(attempt % 300)
+            task.cancel()
+            let deadline = ContinuousClock.now + .seconds(10)
+            while !ended.load(ordering: .acquiring) && ContinuousClock.now < deadline { await Task.yield() }
+            guard ended.load(ordering: .acquiring) else {
+                Issue.record("attempt \(attempt): the cancelled sleep did not end")
+                return
+            }
+        }
+        #expect(clock.now.offset == .zero)
+    }
+
     @Test func cancellingASleeperThrows() async {
         let clock = TestClock()
         let task = Task { try await clock.sleep(for: .seconds(1)) }
@@ -83,4 +111,12 @@ import Testing
         await tester.assert(sleeper.log == ["far woke", "far done"])
         await tester.finish()
     }
+}
+
+/// Busy work of `steps` steps, to vary where a racing call lands.
+@inline(never)
+private func spin(_ steps: Int) {
+    var total = 0
+    for step in 0..<steps { total &+= step }
+    withExtendedLifetime(total) {}
 }
