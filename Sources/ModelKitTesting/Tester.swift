@@ -141,6 +141,7 @@ public final class Tester: Sendable {
     }
 
     private func cancelActivationWork() {
+        state.log.withLock { $0.hasCancelledWork = true }
         TesterState.$cancellingActivationWork.withValue(ObjectIdentifier(state)) {
             hierarchy.cancel(hierarchy.runningWork().filter(\.fromActivation))
         }

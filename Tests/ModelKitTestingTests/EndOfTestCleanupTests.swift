@@ -97,6 +97,26 @@ private struct ListeningParent: Model {
     static func register(_ r: inout ModelRegistrar<Self>) { r.track(\.$child) }
 }
 
+/// Loads until stopped: the load resets `loading` as it unwinds.
+private struct Loader: Model {
+    var node = ModelNode<Self>()
+    @Tracked var loading = false
+    enum LoadID {}
+
+    func loadTapped() {
+        node.task {
+            loading = true
+            defer { loading = false }
+            try await node.continuousClock.sleep(for: .seconds(10))
+        }
+        .cancel(for: LoadID.self)
+    }
+
+    func stopTapped() { node.cancelAll(for: LoadID.self) }
+
+    static func register(_ r: inout ModelRegistrar<Self>) { r.track(\.$loading) }
+}
+
 /// What the end of a test does to the models (cancelling the work of `onActivate`) is not the
 /// test's to assert: no assertion can follow it.
 @Suite struct EndOfTestCleanupTests {
@@ -139,6 +159,26 @@ private struct ListeningParent: Model {
                 guard "\(issue)".contains("Rows.rows: [[0]: Row(id: 1), [1]: Row(id: 2)] → [[0]: Row(id: 2)]") else {
                     return false
                 }
+                reported.withLock { $0 += 1 }
+                return true
+            }
+        }
+        #expect(reported.withLock { $0 } == 20)
+    }
+
+    @Test func whatATaskTheLastActionCancelledDoesAsItUnwindsIsReportedOnEveryRun() async {
+        let reported = Mutex(0)
+        for _ in 0..<20 {
+            await withKnownIssue {
+                let clock = TestClock()
+                let (loader, tester) = Loader().andTester { $0.continuousClock = clock }
+                loader.loadTapped()
+                await tester.assert(loader.loading)
+                loader.stopTapped()
+                await tester.finish()
+            } matching: { issue in
+                guard text(issue).hasPrefix("State changes were not asserted:\n\n  Loader.loading: true → false\n")
+                else { return false }
                 reported.withLock { $0 += 1 }
                 return true
             }

@@ -24,6 +24,9 @@ final class TesterState: HierarchyHook, Sendable {
         var printSkipped: @Sendable (String) -> Void = { print($0) }
         var deferredFailures: [(message: String, location: SourceLocation)] = []
         var isFinished = false
+        /// Whether `finish` has begun cancelling work; a cancelled task unwinding before that was
+        /// cancelled by the test's own actions, and what it does is recorded.
+        var hasCancelledWork = false
     }
 
     /// The tester whose end is cancelling the work started in `onActivate`, on the task doing it:
@@ -34,10 +37,12 @@ final class TesterState: HierarchyHook, Sendable {
 
     /// Whether a change or event is the end of the test's own doing, not the test's: made by the
     /// tester cancelling the work started in `onActivate`, or by a task cancelled as the test ends
-    /// (a `defer` in it). No assertion could follow it, so it is not recorded.
+    /// (a `defer` in it). No assertion could follow it, so it is not recorded. What a task the
+    /// test's last action cancelled does as it unwinds, while the end first lets the hierarchy
+    /// settle, is the test's doing: recorded.
     private func isMadeByTheEnd(_ log: Log) -> Bool {
         log.isFinished && (Self.cancellingActivationWork == ObjectIdentifier(self)
-            || withUnsafeCurrentTask { $0?.isCancelled ?? false })
+            || (log.hasCancelledWork && withUnsafeCurrentTask { $0?.isCancelled ?? false }))
     }
 
     let log: Protected<Log>
