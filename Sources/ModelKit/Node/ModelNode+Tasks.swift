@@ -112,20 +112,27 @@ func forEachCancellingPrevious<S: AsyncSequence & Sendable>(
 ) async throws where S.Element: Sendable {
     let running = Protected<Task<Void, Never>?>(nil)
     try await withTaskCancellationHandler {
-        for try await element in sequence {
-            if let previous = running.value {
-                previous.cancel()
-                await previous.value
+        do {
+            for try await element in sequence {
+                if let previous = running.value {
+                    previous.cancel()
+                    await previous.value
+                }
+                // Removed or cancelled (before or while the previous body unwound): no body starts.
+                if Task.isCancelled || cancelled.isSet { break }
+                let next = Task(executorPreference: TestingSupport.currentTaskExecutor) {
+                    // Nor when the removal came while this task was being started.
+                    guard !cancelled.isSet else { return }
+                    await body(element)
+                }
+                running.withLock { $0 = next }
+                if Task.isCancelled || cancelled.isSet { next.cancel() }
             }
-            // Removed or cancelled (before or while the previous body unwound): no body starts.
-            if Task.isCancelled || cancelled.isSet { break }
-            let next = Task(executorPreference: TestingSupport.currentTaskExecutor) {
-                // Nor when the removal came while this task was being started.
-                guard !cancelled.isSet else { return }
-                await body(element)
-            }
-            running.withLock { $0 = next }
-            if Task.isCancelled || cancelled.isSet { next.cancel() }
+        } catch {
+            // The running body stays the loop's work, which removal and `cancel()` reach, until it
+            // ends: the loop ends with the sequence's error then, as it ends after the last body.
+            await running.value?.value
+            throw error
         }
         await running.value?.value
     } onCancel: {

@@ -167,6 +167,30 @@ private struct WorkerModel: Model {
         continuation.finish()
     }
 
+    @Test func forEachCancelPreviousKeepsTheRunningBodyAsItsWorkWhenTheSequenceFails() async {
+        for removeModel in [true, false] {
+            let log = Log()
+            let root = WorkerModel(log: log).withAnchor()
+            let worker = WorkerModel(log: log)
+            root.workers = [worker]
+            let fail = Gate()
+            let loop = worker.node.forEach(FailingAfterOne(fail: fail, log: log), cancelPrevious: true) { element in
+                log.add("start \(element)")
+                await waitForCancellation()
+                log.add("body cancelled \(element)")
+            } catch: { error in
+                log.add("caught \((error as? Failure)?.code ?? -1)")
+            }
+            #expect(await log.waitFor("start 1"))
+            fail.open()
+            #expect(await log.waitFor("sequence failed"))
+            if removeModel { root.workers = [] } else { loop.cancel() }
+            #expect(await log.waitFor("body cancelled 1"), "removeModel: \(removeModel)")
+            #expect(await log.waitFor("caught 9"))
+            #expect(log.all == ["start 1", "sequence failed", "body cancelled 1", "caught 9"])
+        }
+    }
+
     @Test func cancellingAForEachCancelsItsRunningBody() async {
         for cancelPrevious in [false, true] {
             let log = Log()
@@ -205,4 +229,31 @@ private struct WorkerModel: Model {
         }
         #expect(!log.all.contains("body 2"))
     }
+}
+
+private let failureOfTheSequence = Failure(code: 9)
+
+/// Yields 1, then fails once `fail` opens.
+private struct FailingAfterOne: AsyncSequence, Sendable {
+    typealias Element = Int
+    let fail: Gate
+    let log: Log
+
+    struct AsyncIterator: AsyncIteratorProtocol {
+        let fail: Gate
+        let log: Log
+        var yielded = false
+
+        mutating func next() async throws -> Int? {
+            if !yielded {
+                yielded = true
+                return 1
+            }
+            await fail.enter()
+            log.add("sequence failed")
+            throw failureOfTheSequence
+        }
+    }
+
+    func makeAsyncIterator() -> AsyncIterator { AsyncIterator(fail: fail, log: log) }
 }
