@@ -182,6 +182,25 @@ import Testing
         release.open()
     }
 
+    @Test func aRemovedModelsTaskThatHasNotEndedIsReportedAsStillRunning() async {
+        let release = Release()
+        let (parent, tester) = StubbornWaiter().andTester()
+        tester.timeout = .milliseconds(20)
+        parent.child = StubbornWaiter()
+        parent.child?.startWaiting(for: release)
+        await tester.assert { parent.child?.isWaiting == true }
+        parent.child = nil
+        await tester.assert(parent.child == nil)
+        await withKnownIssue {
+            await tester.finish()
+        } matching: { issue in
+            text(issue).hasPrefix("""
+            A task of StubbornWaiter started here was still running when the test ended, although it was cancelled.
+            """) && issue.sourceLocation?.fileName == "ExhaustivityTests.swift"
+        }
+        release.open()
+    }
+
     @Test func activationWorkIsCancelledAtTheEnd() async {
         let clock = TestClock()
         let (ticker, tester) = Ticker().andTester { $0.continuousClock = clock }
@@ -287,6 +306,7 @@ private final class Release: Sendable {
 private struct StubbornWaiter: Model {
     var node = ModelNode<Self>()
     @Tracked var isWaiting = false
+    @Tracked var child: StubbornWaiter?
     enum WaitID {}
 
     func startWaiting(for release: Release) {
@@ -299,5 +319,8 @@ private struct StubbornWaiter: Model {
 
     func stopWaiting() { node.cancelAll(for: WaitID.self) }
 
-    static func register(_ r: inout ModelRegistrar<Self>) { r.track(\.$isWaiting) }
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track(\.$isWaiting)
+        r.track(\.$child)
+    }
 }

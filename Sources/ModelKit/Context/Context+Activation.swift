@@ -56,8 +56,11 @@ extension Context {
         places.removeAll()
         // Undo tracking outlives the destruct, as the rest of the model's undo state does.
         let undoTracking = self.undoTracking
+        // So do a tester's cancelled tasks that have not ended (see `takeWorkForTeardown`).
+        let unwindingTasks = extras?.work ?? [:]
         extras = nil
         if let undoTracking { self.undoTracking = undoTracking }
+        if !unwindingTasks.isEmpty { ensuredExtras.work = unwindingTasks }
         observedMask = 0
         if schema.retiresValues {
             for cell in currentCells() {

@@ -72,15 +72,31 @@ final class ContextExtras {
     }
 
     /// Empties everything for teardown of `context`, which owns these extras. Caller holds the lock.
+    ///
+    /// Under a tester, the tasks stay listed, cancelled, until they end, and the hierarchy lists the
+    /// context among those with tasks unwinding: the end of the test waits for them and reports one
+    /// that never ends, as it does for the cancelled tasks of live models.
     func takeWorkForTeardown(of context: Context) -> TeardownWork {
         var result = TeardownWork()
         result.owner = context
+        let keepsTasks = context.hierarchy.testing != nil
+        var keptTasks = false
         for id in work.keys.sorted() {
             let entry = work[id]!
             if let task = entry.task { result.tasks.append(task) }
             if let handler = entry.onCancel { result.onCancel.append(handler) }
+            if keepsTasks && entry.isTask {
+                work[id]?.isCancelled = true
+                work[id]?.ids = []
+                work[id]?.onCancel = nil
+                keptTasks = true
+            } else {
+                work[id] = nil
+            }
         }
-        work = [:]
+        if keptTasks {
+            context.hierarchy.extras.unwindingContexts[ObjectIdentifier(context)] = context
+        }
         for observer in ownedObservers {
             observer.unregisterAll()
             observer.owner = nil

@@ -31,9 +31,13 @@ extension Hierarchy {
         }
     }
 
-    /// The running work of every live model.
+    /// The running work of every live model, and the cancelled tasks of removed models that have
+    /// not ended yet.
     package func runningWork() -> [RunningWork] {
-        liveContexts().flatMap { context in
+        let unwinding: [Context] = lock.withShortLock {
+            (extrasIfAny?.unwindingContexts.values).map(Array.init) ?? []
+        }
+        return (liveContexts() + unwinding).flatMap { context in
             context.runningWork().map {
                 RunningWork(
                     modelType: context.typeName, location: $0.entry.location, fromActivation: $0.entry.fromActivation,

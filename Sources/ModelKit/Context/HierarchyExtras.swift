@@ -35,6 +35,9 @@ final class HierarchyExtras: @unchecked Sendable {
     /// The model dependency types already reported as belonging to another hierarchy.
     @exclusivity(unchecked) var reportedForeignDependencies: Set<ObjectIdentifier> = []
     @exclusivity(unchecked) var reportedMissingDependencies: Set<ObjectIdentifier> = []
+    /// Under a tester, the destructed contexts whose cancelled tasks have not ended yet (see
+    /// `ContextExtras.takeWorkForTeardown`); each leaves as its last task ends.
+    @exclusivity(unchecked) var unwindingContexts: [ObjectIdentifier: Context] = [:]
     /// Undo's state, once a model of the hierarchy tracks undo (Undo/UndoRecording.swift).
     @exclusivity(unchecked) var undo: HierarchyUndo?
 

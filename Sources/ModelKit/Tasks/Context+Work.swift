@@ -74,6 +74,9 @@ extension Context {
     final func workFinished(_ workID: Int) {
         lock.withShortLock {
             _ = extras?.work.removeValue(forKey: workID)
+            if state == .destructed, extras?.work.isEmpty != false, let unwinding = hierarchy.extrasIfAny {
+                unwinding.unwindingContexts[ObjectIdentifier(self)] = nil
+            }
         }
         hierarchy.testing?.workDidFinish()
     }
