@@ -30,9 +30,10 @@ final class TesterState: HierarchyHook, Sendable {
     }
 
     /// The tester whose end is cancelling the work started in `onActivate`, on the task doing it:
-    /// what that cancellation runs there (an `onCancel` handler resetting a flag) is the end's doing.
-    /// Other tasks of the hierarchy may write at the same time, on the executor's thread; their
-    /// writes are the test's, and are recorded.
+    /// what that cancellation runs there (an `onCancel` handler resetting a flag) is the end's doing,
+    /// and so is what a task started there does (a final save): it inherits the value. Other tasks
+    /// of the hierarchy may write at the same time, on the executor's thread; their writes are the
+    /// test's, and are recorded.
     @TaskLocal static var cancellingActivationWork: ObjectIdentifier?
 
     /// Whether a change or event is the end of the test's own doing, not the test's: made by the
