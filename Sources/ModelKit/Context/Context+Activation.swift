@@ -57,10 +57,11 @@ extension Context {
         // Undo tracking outlives the destruct, as the rest of the model's undo state does.
         let undoTracking = self.undoTracking
         // So do a tester's cancelled tasks that have not ended (see `takeWorkForTeardown`).
-        let unwindingTasks = extras?.work ?? [:]
+        // (Outside a tester the list is empty by now: the usual teardown copies nothing.)
+        let unwindingTasks = extras.flatMap { $0.work.isEmpty ? nil : $0.work }
         extras = nil
         if let undoTracking { self.undoTracking = undoTracking }
-        if !unwindingTasks.isEmpty { ensuredExtras.work = unwindingTasks }
+        if let unwindingTasks { ensuredExtras.work = unwindingTasks }
         observedMask = 0
         if schema.retiresValues {
             for cell in currentCells() {
