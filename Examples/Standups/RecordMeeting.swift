@@ -46,6 +46,12 @@ struct RecordMeeting: Model, Hashable {
         max(1, Int(standup.durationPerAttendee.components.seconds))
     }
 
+    /// The index of the last share. A standup without attendees (a file may hold one) is one share
+    /// long, so its meeting still ends.
+    private var lastSpeakerIndex: Int {
+        max(standup.attendees.count - 1, 0)
+    }
+
     /// Asks for speech recognition if needed, then runs the timer and, when allowed, transcribes.
     func onActivate() {
         node.task {
@@ -67,7 +73,7 @@ struct RecordMeeting: Model, Hashable {
     }
 
     func nextButtonTapped() {
-        guard speakerIndex < standup.attendees.count - 1 else {
+        guard speakerIndex < lastSpeakerIndex else {
             destination = .endMeeting(confirmSave: { onSave(transcript) }, discard: nil)
             return
         }
@@ -86,7 +92,7 @@ struct RecordMeeting: Model, Hashable {
                     guard destination == nil else { return false }
                     secondsElapsed += 1
                     guard secondsElapsed.isMultiple(of: secondsPerAttendee) else { return false }
-                    if speakerIndex == standup.attendees.count - 1 { return true }
+                    if speakerIndex >= lastSpeakerIndex { return true }
                     speakerIndex += 1
                     return false
                 }

@@ -135,7 +135,7 @@ struct StandupsScreen: TerminalScreen {
         var lines = [
             standup.title.orUntitled,
             "  Length: \(minutes(standup.duration)) · Theme: \(standup.theme.name)",
-            "  Attendees: \(standup.attendees.map(\.name.orUnnamed).joined(separator: ", "))",
+            "  Attendees: \(attendees(of: standup))",
             "  Past meetings:",
         ]
         if standup.meetings.isEmpty { lines.append("    none yet: type start.") }
@@ -148,19 +148,25 @@ struct StandupsScreen: TerminalScreen {
     private func meeting(_ meeting: Meeting, of standup: Standup) -> [String] {
         [
             "\(standup.title.orUntitled), \(date(meeting.date))",
-            "  Attendees: \(standup.attendees.map(\.name.orUnnamed).joined(separator: ", "))",
+            "  Attendees: \(attendees(of: standup))",
             "  Transcript: \(meeting.transcript.orSilent)",
         ]
+    }
+
+    private func attendees(of standup: Standup) -> String {
+        standup.attendees.isEmpty ? "none" : standup.attendees.map(\.name.orUnnamed).joined(separator: ", ")
     }
 
     private func record(_ record: RecordMeeting) -> [String] {
         let standup = record.standup
         let speaker = standup.attendees.indices.contains(record.speakerIndex)
-            ? standup.attendees[record.speakerIndex].name.orUnnamed : "?"
+            ? "Speaker \(record.speakerIndex + 1) of \(standup.attendees.count): "
+                + standup.attendees[record.speakerIndex].name.orUnnamed
+            : "Speaker: no attendees are listed"
         return [
             "Recording \(standup.title.orUntitled)",
             "  Elapsed \(clock(.seconds(record.secondsElapsed))) · Remaining \(clock(record.durationRemaining))",
-            "  Speaker \(record.speakerIndex + 1) of \(standup.attendees.count): \(speaker)",
+            "  \(speaker)",
             "  Transcript: \(record.transcript.isEmpty ? "…" : record.transcript)",
         ]
     }

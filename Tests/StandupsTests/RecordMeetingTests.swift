@@ -53,6 +53,24 @@ import Testing
         await tester.finish()
     }
 
+    @Test func meetingOfAStandupWithoutAttendeesEndsWhenItsTimeIsUp() async throws {
+        let clock = TestClock()
+        // A file may hold a standup without attendees: its meeting is one share long.
+        let (meeting, tester) = startMeeting(Standup(id: Standup.ID(), duration: .seconds(2)), clock: clock)
+
+        await clock.advance(by: .seconds(1))
+        await tester.assert(meeting.secondsElapsed == 1)
+
+        await clock.advance(by: .seconds(1))
+        await tester.assert {
+            meeting.secondsElapsed == 2
+            meeting.durationRemaining == .zero
+            onSave.wasCalled(with: "")
+        }
+
+        await tester.finish()
+    }
+
     // Upstream: testRecordTranscript.
     @Test func transcriptIsSavedWhenTheMeetingEnds() async {
         let clock = TestClock()
