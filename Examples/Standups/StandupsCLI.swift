@@ -36,7 +36,19 @@ enum StandupsCLI {
             var arguments = ArgumentList(arguments)
             while let argument = arguments.next() {
                 switch argument {
-                case "--data": dataFile = URL(fileURLWithPath: try arguments.value(of: argument))
+                case "--data":
+                    let file = URL(fileURLWithPath: try arguments.value(of: argument))
+                    // A folder is never a standups file: offering to move it aside, as an unreadable
+                    // file is, would rename the user's folder.
+                    var isFolder: ObjCBool = false
+                    if FileManager.default.fileExists(atPath: file.path, isDirectory: &isFolder), isFolder.boolValue {
+                        let inside = file.appendingPathComponent("standups.json").path
+                        throw UsageError(description: """
+                            --data needs the path of a file; \(file.path) is a folder. To keep the standups \
+                            in it, give \(inside).
+                            """)
+                    }
+                    dataFile = file
                 case "--speech":
                     let text = try arguments.value(of: argument)
                     guard let status = SpeechAuthorizationStatus(rawValue: text) else {

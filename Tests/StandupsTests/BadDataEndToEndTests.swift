@@ -164,6 +164,26 @@ import Testing
         #expect(try fileNames() == ["standups.json"])
     }
 
+    @Test func folderGivenAsTheDataFileIsRefusedAndLeftWhereItIs() async throws {
+        defer { cleanUp() }
+        let folder = directory.appendingPathComponent("Standups")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try Data("notes".utf8).write(to: folder.appendingPathComponent("notes.txt"))
+
+        let run = try await StandupsRun(["--data", folder.path, "--script", "confirm; quit"])
+
+        #expect(run.status == 2)
+        #expect(run.errors.hasPrefix("""
+            --data needs the path of a file; \(folder.path) is a folder. To keep the standups in it, \
+            give \(folder.appendingPathComponent("standups.json").path).
+
+            Usage: Standups [options]
+            """))
+        #expect(run.output.isEmpty)
+        #expect(try fileNames() == ["Standups"])
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["notes.txt"])
+    }
+
     // MARK: Support
 
     /// A data file of format 1 holding one standup, as the app writes it.
