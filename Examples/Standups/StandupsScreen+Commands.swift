@@ -38,8 +38,16 @@ extension StandupsScreen {
         }
     }
 
-    /// Nothing to do: ``StandupsCLI`` saves what is left to save, and reports a failure, on its way out.
-    func finish() async {}
+    /// Says what quitting leaves unsaved: a meeting being recorded, an open form's edits. (The
+    /// standups themselves are saved by ``StandupsCLI`` on its way out, which reports a failure.)
+    func finish() async {
+        if case .record = place {
+            print("The meeting being recorded was not saved: to keep a meeting, type end, then save.")
+        }
+        if app.unsavedEdits > 0 {
+            print("The edits in the open form were not saved: to keep them, type save in the form.")
+        }
+    }
 
     // MARK: Screens
 

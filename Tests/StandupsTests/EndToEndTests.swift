@@ -66,6 +66,31 @@ import Testing
         #expect((standup["meetings"] as? [Any])?.isEmpty == true)
     }
 
+    @Test func quittingSaysWhatItLeavesUnsaved() async throws {
+        defer { cleanUp() }
+        let recording = try await StandupsRun(["--data", dataFile.path, "--script", """
+            add; title Daily; attendee Ana; save; open 0; start; say We shipped it; quit
+            """])
+
+        #expect(recording.status == 0)
+        // (A tick of the timer may print the screen once more after `> quit`.)
+        #expect(recording.output.contains("> quit\n"))
+        #expect(recording.output.hasSuffix(
+            "\nThe meeting being recorded was not saved: to keep a meeting, type end, then save.\n"
+        ))
+        #expect((try savedStandups().first?["meetings"] as? [Any])?.isEmpty == true)
+
+        let editing = try await StandupsRun(["--data", dataFile.path], input: "open 0\nedit\ntitle Weekly\n")
+
+        #expect(editing.status == 0)
+        #expect(editing.output.hasSuffix("The edits in the open form were not saved: to keep them, type save in the form.\n"))
+        #expect(try savedStandups().first?["title"] as? String == "Daily")
+
+        let unchanged = try await StandupsRun(["--data", dataFile.path, "--script", "open 0; edit; quit"])
+
+        #expect(unchanged.output.hasSuffix("> quit\n"))
+    }
+
     @Test func formEditsCanBeUndoneAndRedone() async throws {
         defer { cleanUp() }
         let run = try await StandupsRun(["--data", dataFile.path, "--script", """
