@@ -163,6 +163,8 @@ extension StandupsScreen {
             case "settings":
                 detail.alertDismissed()
                 openSettings()
+                // The terminal has no settings page to show (`openSettings` opens one only on iOS).
+                return .message(Self.noSettings)
             case "cancel", "no": detail.alertDismissed()
             default: return unknown(command, "continue · settings · cancel")
             }
@@ -257,6 +259,10 @@ extension StandupsScreen {
     }
 
     // MARK: Support
+
+    static let noSettings = """
+        There are no settings to open here: to transcribe meetings, run Standups with --speech authorized.
+        """
 
     private static let formCommands =
         "title TEXT · attendee NAME · drop N · length MINUTES · theme NAME · undo · redo · save · cancel"

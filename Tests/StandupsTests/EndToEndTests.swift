@@ -162,6 +162,20 @@ import Testing
         #expect(meetings.map { $0["transcript"] as? String } == [""])
     }
 
+    @Test func settingsSaysHowToAllowSpeechRecognition() async throws {
+        defer { cleanUp() }
+        let run = try await StandupsRun(["--data", dataFile.path, "--speech", "denied", "--script", """
+            add; title Daily; save; open 0; start; settings; quit
+            """])
+
+        #expect(run.output.contains("""
+            > settings
+            There are no settings to open here: to transcribe meetings, run Standups with --speech authorized.
+
+            """))
+        #expect(run.lastScreen.hasSuffix("    none yet: type start."))
+    }
+
     @Test func commandsOnStandardInputRunLikeAScript() async throws {
         defer { cleanUp() }
         let run = try await StandupsRun(["--data", dataFile.path], input: "add\ntitle Piped\nsave\n")
