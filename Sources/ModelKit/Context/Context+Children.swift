@@ -334,8 +334,8 @@ extension Context {
             if position == 0 && !places.isEmpty {
                 // A shared model that lost its first place inherits from its next one now.
                 if places[0].parent !== parent { firstPlaceDidChange() }
-                ensuredExtras.lostFirstPlace = (ObjectIdentifier(parent), slot)
-                // The section's end clears the record (see `Hierarchy.finishSection`).
+                // Listed for the rest of the section, so that the place is first again if the model
+                // is put back there (see `regainsFirstPlace`).
                 hierarchy.orphans.append(Orphan(context: self, parent: parent, slot: slot))
             }
         }
@@ -344,13 +344,15 @@ extension Context {
         }
     }
 
-    /// Whether the place `parent`, `slot` is the first place this model lost in the current
-    /// section; if so the record is used up. Caller holds the lock for a section.
+    /// Whether the place `parent`, `slot` is one this model lost as its first (or only) place in
+    /// the current section: the hierarchy's orphans list it. If so the entry is used up. Caller
+    /// holds the lock for a section.
     final func regainsFirstPlace(parent: Context, slot: Int) -> Bool {
-        guard let lost = extras?.lostFirstPlace, lost.parent == ObjectIdentifier(parent), lost.slot == slot else {
-            return false
-        }
-        extras?.lostFirstPlace = nil
+        let parentID = ObjectIdentifier(parent)
+        guard let index = hierarchy.orphans.lastIndex(where: {
+            $0.context === self && $0.parent == parentID && $0.slot == slot
+        }) else { return false }
+        hierarchy.orphans.remove(at: index)
         return true
     }
 

@@ -27,10 +27,6 @@ final class ContextExtras {
     @exclusivity(unchecked) var anchoredModifiers: NodeBox.Modifiers?
     /// The hooks `_withPrintChanges` installed for this model: they go when it is torn down.
     @exclusivity(unchecked) var printers: [ChangePrinter] = []
-    /// The first place this shared model lost in the current section (by its parent's identity),
-    /// so that putting it back there in the same section makes it first again. Cleared when the
-    /// section ends (the model is among the hierarchy's `orphans` until then).
-    @exclusivity(unchecked) var lostFirstPlace: (parent: ObjectIdentifier, slot: Int)?
 
     /// One running task or registered `onCancel` handler.
     ///

@@ -23,7 +23,7 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
     @exclusivity(unchecked) private var spareChanges: [PendingChange] = []
     @exclusivity(unchecked) var pendingActions: [SectionAction] = []
     /// Contexts whose last place was removed during the current section, and shared ones that lost
-    /// their first place (see `ContextExtras.lostFirstPlace`), each with the place it lost.
+    /// their first place (see `Context.regainsFirstPlace`), each with the place it lost.
     @exclusivity(unchecked) var orphans: [Orphan] = []
     @exclusivity(unchecked) var stampCounter: UInt64 = 0
     /// Counts changes of the tree's shape (slots reconciled, models destructed): a model's cached
@@ -158,12 +158,8 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
                 var destructed = false
                 for orphan in candidates {
                     let context = orphan.context
-                    if !context.places.isEmpty {
-                        // A shared model that lost its first place: the record is for this section only.
-                        context.extras?.lostFirstPlace = nil
-                        continue
-                    }
-                    guard !context.isRoot && context.state.isLive else { continue }
+                    // A shared model that lost its first place, or a model put back since.
+                    guard context.places.isEmpty && !context.isRoot && context.state.isLive else { continue }
                     undo?.snapshot(context)
                     context.destruct(into: &batch)
                     destructed = true
