@@ -91,15 +91,24 @@ package enum ValueDump {
         return nil
     }
 
+    /// Quotes a string on one line. Scalars, not characters: `"\r\n"` is one `Character`, which
+    /// would otherwise keep its line break.
     private static func quoted(_ string: String) -> String {
         var result = "\""
-        for character in string {
-            switch character {
+        for scalar in string.unicodeScalars {
+            switch scalar {
             case "\"": result += "\\\""
             case "\\": result += "\\\\"
             case "\n": result += "\\n"
+            case "\r": result += "\\r"
             case "\t": result += "\\t"
-            default: result.append(character)
+            case "\0": result += "\\0"
+            default:
+                if scalar.properties.generalCategory == .control || scalar == "\u{2028}" || scalar == "\u{2029}" {
+                    result += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
             }
         }
         return result + "\""

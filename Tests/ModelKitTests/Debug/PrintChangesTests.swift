@@ -249,4 +249,18 @@ private final class Printer: Sendable {
         #expect(printer.all == ["AppModel.selected: nil → CounterModel(count: 0, title: \"\")"])
         printing.cancel()
     }
+
+    @Test func stringsWithLineBreaksAndControlCharactersPrintOnOneLine() {
+        // "\r\n" is one Character: escaping character by character kept the line break.
+        let app = AppModel().withAnchor()
+        let printer = Printer()
+        let printing = app._printChanges(to: printer.print)
+        app.title = "a\r\nb"
+        app.title = "c\rd\u{0}e\u{1B}"
+        #expect(printer.all == [
+            #"AppModel.title: "Counters" → "a\r\nb""#,
+            #"AppModel.title: "a\r\nb" → "c\rd\0e\u{1B}""#,
+        ])
+        printing.cancel()
+    }
 }
