@@ -149,13 +149,30 @@ package enum ValueDump {
         label.hasPrefix(".") ? nil : label
     }
 
+    /// The case's name. A case without a payload has no mirror child to name it, and its
+    /// `description` may be anything (one text for every case), so the name comes from the
+    /// runtime's reflection metadata, as the standard library's own printing gets it.
     private static func caseName(of value: Any) -> String {
         let mirror = Mirror(reflecting: value)
         if let label = mirror.children.first?.label { return label }
+        if let name = runtimeCaseName(of: value) { return name }
         let text = String(describing: value)
         return text.split(separator: "(").first.map(String.init) ?? text
     }
+
+    /// The case name recorded in the enum's reflection metadata; nil when it was stripped.
+    private static func runtimeCaseName(of value: Any) -> String? {
+        func name<T>(_ value: T) -> String? {
+            enumCaseName(value).map { String(cString: $0) }
+        }
+        return _openExistential(value, do: name)
+    }
 }
+
+/// The standard library's entry point for an enum value's case name (what `print` shows for an enum
+/// without a `description`).
+@_silgen_name("swift_EnumCaseName")
+private func enumCaseName<T>(_ value: T) -> UnsafePointer<CChar>?
 
 extension AnyCell {
     /// The value, read under whichever lock guards the cell (re-entrant on a held section).

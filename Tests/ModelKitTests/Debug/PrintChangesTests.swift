@@ -67,6 +67,24 @@ private struct AppModel: Model {
     }
 }
 
+/// An enum whose `description` is one text for every case.
+private enum Filter: Sendable, Equatable, CustomStringConvertible {
+    case all
+    case done
+    case tagged(String)
+
+    var description: String { "Filter" }
+}
+
+private struct FilterModel: Model {
+    var node = ModelNode<Self>()
+    @Tracked var filter: Filter = .all
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track(\.$filter)
+    }
+}
+
 /// Collects printed lines.
 private final class Printer: Sendable {
     let lines = Locked<[String]>([])
@@ -260,6 +278,21 @@ private final class Printer: Sendable {
         #expect(printer.all == [
             #"AppModel.title: "Counters" → "a\r\nb""#,
             #"AppModel.title: "a\r\nb" → "c\rd\0e\u{1B}""#,
+        ])
+        printing.cancel()
+    }
+
+    @Test func enumCasesPrintByNameEvenWithADescription() {
+        // Cases without a payload were named by `description`: `.all → .done` rendered as one
+        // text on both sides and was not printed at all.
+        let model = FilterModel().withAnchor()
+        let printer = Printer()
+        let printing = model._printChanges(to: printer.print)
+        model.filter = .done
+        model.filter = .tagged("x")
+        #expect(printer.all == [
+            "FilterModel.filter: .all → .done",
+            #"FilterModel.filter: .done → .tagged("x")"#,
         ])
         printing.cancel()
     }
