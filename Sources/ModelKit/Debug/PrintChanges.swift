@@ -3,7 +3,9 @@ final class ChangePrinter: HierarchyHook, @unchecked Sendable {
     // Safety: `root` is immutable; `pending` is a `Protected`.
     private let root: WeakRef<Context>
     private let printer: @Sendable (String) -> Void
-    private let pending = Protected<[ChangeRecord]>([])
+    /// Recorded changes, each with the thread that committed it: a commit records its changes and
+    /// calls `didCommit` on one thread, which prints those and no other thread's.
+    private let pending = Protected<[(thread: UInt, change: ChangeRecord)]>([])
 
     init(root: Context, printer: @escaping @Sendable (String) -> Void) {
         self.root = WeakRef(root)
@@ -12,15 +14,23 @@ final class ChangePrinter: HierarchyHook, @unchecked Sendable {
 
     func record(_ change: ChangeRecord) {
         guard let root = root.object, change.context.isSelfOrAncestor(root) else { return }
-        pending.withLock { $0.append(change) }
+        let thread = currentThreadID()
+        pending.withLock { $0.append((thread, change)) }
     }
 
     /// Renders and prints after the lock is released: rendering reads the models inside values,
-    /// which may belong to another hierarchy.
+    /// which may belong to another hierarchy. Only this thread's changes: another thread's commit,
+    /// recorded since this one unlocked, is printed by that thread before its write returns.
     func didCommit() {
-        let changes = pending.withLock { changes -> [ChangeRecord] in
-            defer { changes = [] }
-            return changes
+        let thread = currentThreadID()
+        let changes = pending.withLock { pending -> [ChangeRecord] in
+            var own: [ChangeRecord] = []
+            pending.removeAll { entry in
+                guard entry.thread == thread else { return false }
+                own.append(entry.change)
+                return true
+            }
+            return own
         }
         for change in changes {
             let oldText = ValueDump.render(change.old)

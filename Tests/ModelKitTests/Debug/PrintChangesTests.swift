@@ -1,4 +1,6 @@
+import Foundation
 import ModelKit
+import Observation
 import Testing
 
 private struct CounterRow: Model {
@@ -118,6 +120,38 @@ private final class Printer: Sendable {
                 #expect(printedBeforeReturn)
             }
         }
+        printing.cancel()
+    }
+
+    @Test func aWriteFromAnotherThreadIsPrintedOnItsOwnThread() {
+        // The first write's thread is held in its Observation handler, after it unlocked and before
+        // it prints; a second thread writes meanwhile. Each change must be printed by its writer.
+        let app = AppModel().withAnchor()
+        let writers = Locked<[String: UInt]>([:])
+        let wrongThread = Locked<[String]>([])
+        let printing = app._printChanges { line in
+            let writer = line.hasPrefix("AppModel.title") ? "first" : "second"
+            if writers.value[writer] != threadID() { wrongThread.withLock { $0.append(line) } }
+        }
+        withObservationTracking { _ = app.title } onChange: {
+            let written = DispatchSemaphore(value: 0)
+            let second = Thread {
+                writers.withLock { $0["second"] = threadID() }
+                app.standup.duration = 6
+                written.signal()
+            }
+            second.start()
+            written.wait()
+        }
+        let firstWritten = DispatchSemaphore(value: 0)
+        let first = Thread {
+            writers.withLock { $0["first"] = threadID() }
+            app.title = "Hello"
+            firstWritten.signal()
+        }
+        first.start()
+        firstWritten.wait()
+        #expect(wrongThread.value == [])
         printing.cancel()
     }
 
@@ -296,4 +330,13 @@ private final class Printer: Sendable {
         ])
         printing.cancel()
     }
+}
+
+/// The calling thread (`Thread.current` can name another thread on Linux).
+private func threadID() -> UInt {
+    #if canImport(Darwin)
+    UInt(bitPattern: pthread_self())
+    #else
+    UInt(pthread_self())
+    #endif
 }
