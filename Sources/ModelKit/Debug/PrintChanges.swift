@@ -13,7 +13,12 @@ final class ChangePrinter: HierarchyHook, @unchecked Sendable {
     }
 
     func record(_ change: ChangeRecord) {
-        guard let root = root.object, change.context.isSelfOrAncestor(root) else { return }
+        guard let root = root.object else { return }
+        // The subtree's changes; printing from the hierarchy's root, every change of the hierarchy,
+        // its model dependencies' included (`Settings.theme`), as a Tester records them.
+        guard change.context.isSelfOrAncestor(root)
+            || (root === root.hierarchy.root && change.context.hierarchy === root.hierarchy)
+        else { return }
         let thread = currentThreadID()
         pending.withLock { $0.append((thread, change)) }
     }

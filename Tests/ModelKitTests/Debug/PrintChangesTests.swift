@@ -94,7 +94,39 @@ private final class Printer: Sendable {
     var print: @Sendable (String) -> Void { { line in self.lines.withLock { $0.append(line) } } }
 }
 
+/// A model used as a dependency: part of the hierarchy, outside its tree.
+private struct PrintedSettings: Model, DependencyKey {
+    static var liveValue: PrintedSettings { PrintedSettings() }
+
+    var node = ModelNode<Self>()
+    @Tracked var theme = "light"
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track("theme", \.$theme)
+    }
+}
+
 @Suite struct PrintChangesTests {
+    /// API.md section 5: printing from the root prints every state change of the hierarchy. A model
+    /// dependency's changes were left out (a Tester records them, as `PrintedSettings.theme`).
+    @Test func printingFromTheRootIncludesModelDependencies() {
+        let app = AppModel().withAnchor()
+        app.counters = [CounterRow()]
+        let printer = Printer()
+        let printing = app._printChanges(to: printer.print)
+        app.node[PrintedSettings.self].theme = "dark"
+        #expect(printer.all == ["PrintedSettings.theme: \"light\" → \"dark\""])
+
+        // A child's printing keeps to its subtree.
+        let childPrinter = Printer()
+        let childPrinting = app.counters[0]._printChanges(to: childPrinter.print)
+        app.node[PrintedSettings.self].theme = "light"
+        app.counters[0].counter.count += 1
+        #expect(childPrinter.all == ["AppModel.counters[0].counter.count: 0 → 1"])
+        printing.cancel()
+        childPrinting.cancel()
+    }
+
     @Test func printsAPathQualifiedDiff() {
         let app = AppModel().withAnchor()
         app.counters = [CounterRow()]
