@@ -146,13 +146,38 @@ public final class TestClock: Clock, Sendable {
     }
 
     /// Advances until no task is sleeping on the clock.
-    public func run(isolation: isolated (any Actor)? = #isolation) async {
-        while true {
+    ///
+    /// Work that always sleeps again (a repeating timer, a polling loop) would keep it going forever:
+    /// after `maximumRounds` rounds of advancing to the latest sleeper it stops, and records a test
+    /// failure saying so.
+    ///
+    /// ```swift
+    /// recorder.startTapped()
+    /// await clock.run()        // every sleep of the meeting's countdown is over
+    /// ```
+    public func run(
+        maximumRounds: Int = 10_000,
+        isolation: isolated (any Actor)? = #isolation,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) async {
+        for _ in 0..<max(maximumRounds, 0) {
             await settleTestedHierarchies()
             let latest = state.withLock { $0.sleepers.map(\.deadline).max() }
             guard let latest else { return }
             await advance(to: latest)
         }
+        await settleTestedHierarchies()
+        guard state.withLock({ !$0.sleepers.isEmpty }) else { return }
+        FailureRecording.record(
+            """
+            TestClock.run() stopped after \(maximumRounds) rounds (the clock is at \(now.offset)): a task \
+            sleeps on the clock again each time it wakes, such as a repeating timer or a polling loop.
+            To fix, either:
+              • Advance by the time the test needs instead: `await clock.advance(by: .seconds(5))`.
+              • Or end that work before running the clock (cancel the timer, or remove its model).
+            """,
+            at: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        )
     }
 
     /// Lets the tasks of the tested hierarchies run until each waits for something, passing until

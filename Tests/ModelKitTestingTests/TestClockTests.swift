@@ -86,6 +86,22 @@ import Testing
         #expect(clock.now.offset == .zero)
     }
 
+    @Test func runningTheClockUnderARepeatingTimerStopsAndSaysWhy() async {
+        // A timer sleeps again each time it wakes: `run()` alone would never return.
+        let clock = TestClock()
+        let (ticker, tester) = Ticker().andTester { $0.continuousClock = clock }
+        await withKnownIssue {
+            await clock.run(maximumRounds: 20)
+        } matching: { issue in
+            text(issue).contains("TestClock.run() stopped after 20 rounds")
+                && text(issue).contains("repeating timer")
+        }
+        let ticks = ticker.ticks
+        #expect(ticks >= 20)
+        await tester.assert(ticker.ticks == ticks)
+        await tester.finish()
+    }
+
     @Test func cancellingASleeperThrows() async {
         let clock = TestClock()
         let task = Task { try await clock.sleep(for: .seconds(1)) }
