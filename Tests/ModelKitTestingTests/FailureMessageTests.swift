@@ -64,6 +64,28 @@ import Testing
         await tester.finish()
     }
 
+    @Test func anEventOfAModelRemovedSinceSaysSo() async {
+        let (parent, tester) = Parent().andTester()
+        parent.counters = [Counter(), Counter()]
+        await tester.assert(parent.counters.count == 2)
+        parent.counters[0].node.send(Counter.Event.renamed("b"))
+        parent.counters.removeFirst()
+        await withKnownIssue {
+            await tester.assert(parent.counters.count == 1)
+        } matching: { issue in
+            text(issue) == """
+            Events were not asserted:
+
+              Parent.counters[0] (a model removed since) sent .renamed("b")
+
+            To fix, either:
+              • Assert each event with `model.didSend(…)` in a `tester.assert { … }`.
+              • Or stop requiring event assertions: `tester.exhaustivity.remove(.events)`.
+            """
+        }
+        await tester.finish()
+    }
+
     @Test func anAssertionAfterTheEndFailsAtOnceSayingSo() async {
         let (model, tester) = Counter().andTester()
         await tester.finish()

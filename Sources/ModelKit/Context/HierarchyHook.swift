@@ -44,4 +44,10 @@ package struct EventRecord: @unchecked Sendable {
     package let path: String
 
     package var senderID: ObjectIdentifier { ObjectIdentifier(sender) }
+
+    /// Whether the sender was removed (or its hierarchy torn down) since: its `path` may now lead
+    /// to another model. Takes the hierarchy's lock.
+    package var senderWasRemoved: Bool {
+        sender.hierarchy.lock.withShortLock { !sender.state.isLive }
+    }
 }

@@ -240,7 +240,9 @@ enum FailureMessages {
     }
 
     static func eventLine(_ record: EventRecord) -> String {
-        "\(record.path) sent \(ValueDump.render(record.event))"
+        // As for state lines: the path of a removed sender may now lead to another model.
+        let path = record.senderWasRemoved ? "\(record.path) (a model removed since)" : record.path
+        return "\(path) sent \(ValueDump.render(record.event))"
     }
 
     static func probeCallLine(_ probe: TestProbe, _ call: TestProbe.Call) -> String {
