@@ -39,6 +39,19 @@ private struct Gauge: Model {
 
 /// `node.memoize` and `resetMemoization(for:)` (API.md section 9).
 @Suite struct MemoizeTests {
+    /// Observation.md: a memoized value keeps its expression, and with it what the expression
+    /// captured. Read through the model value (not the value `withAnchor()` returned), it leaves
+    /// the anchor alone: releasing the anchor tears the hierarchy down.
+    @Test func aMemoizedValueReadThroughTheModelLeavesTheAnchorAlone() {
+        let inventory = Inventory()
+        var anchor: Inventory? = inventory.withAnchor()
+        inventory.counts = [1, 2]
+        #expect(inventory.total == 3)
+        #expect(anchor?.lifetime == .anchored)
+        anchor = nil
+        #expect(inventory.lifetime == .destructed)
+    }
+
     @Test func resetComputesAgainAndItsObserversHearOfAChangedValue() {
         let limit = Locked(10)
         let gauge = Gauge(limit: limit).withAnchor()
