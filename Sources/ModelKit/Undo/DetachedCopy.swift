@@ -33,7 +33,14 @@ extension Model {
         // Set up like the instance it copies: the modifiers it was anchored with (or, for a copy of
         // a copy, those the copy holds).
         let context = node.box.context
-        let modifiers = context.map { $0.extras?.anchoredModifiers } ?? node.box.copyOfModifiers()
+        var modifiers = context.map { $0.extras?.anchoredModifiers } ?? node.box.copyOfModifiers()
+        // Its `withDependencies` closures are not run again: the copy gets the values they gave the
+        // model. A model dependency made in one (a document's own undo stack) lives as long as the
+        // hierarchy, and the copy uses it again, with its state and entries.
+        if let context, modifiers?.dependencies.isEmpty == false {
+            let storage = context.dependencyStorage
+            modifiers?.dependencies = [{ $0.source = .values(storage, $0.hierarchy) }]
+        }
         if let modifiers { _ = box.addModifier { $0 = modifiers } }
         // And the environment values and preference contributions it set: the model comes back
         // with them.

@@ -178,6 +178,25 @@ import Testing
         #expect(editor.items.first?.node[RevivalLimitKey.self] == 7)
     }
 
+    @Test func aRevivedChildWithItsOwnUndoStackComesBackWithThatStack() {
+        let log = Log()
+        let editor = UndoEditor(log: log).withAnchor()
+        editor.items = [UndoItem(id: 1, name: "draft", log: log).withDependencies { $0.undoStack = ModelUndoStack() }]
+        editor.items[0].name = "final"
+        let ownStack = editor.items[0].node.undoStack
+        editor.items = []
+        editor.node.undoStack.undo()
+        let back = try! #require(editor.items.first)
+        #expect(back.name == "final" && back.lifetime == .anchored)
+        // The same dependency values, not new ones from its `withDependencies` run again: its stack
+        // still holds the rename, which applies to the child brought back.
+        #expect(back.node.undoStack.canUndo)
+        back.node.undoStack.undo()
+        #expect(back.name == "draft")
+        #expect(!ownStack.canUndo && ownStack.canRedo)
+        #expect(editor.node.undoStack.canRedo, "the editor's stack keeps its own entries")
+    }
+
     @Test func editsOfARemovedChildsOwnChildrenApplyToTheirCopies() {
         let log = Log()
         let editor = UndoEditor(log: log).withAnchor()
