@@ -29,6 +29,14 @@ final class UndoTracking {
     func tracks(_ index: Int) -> Bool {
         index < 64 ? mask & (1 << UInt64(index)) != 0 : highIndices.contains(index)
     }
+
+    /// The same properties, recording into the same history, for another context.
+    func copy() -> UndoTracking {
+        let copy = UndoTracking(history: history)
+        copy.mask = mask
+        copy.highIndices = highIndices
+        return copy
+    }
 }
 
 /// A hierarchy's undo state beyond its histories: what the current section restores (not recorded)
@@ -293,6 +301,7 @@ final class HierarchyUndo {
     func noteRevived(_ revived: [(dead: Context, box: NodeBox)]) {
         for (dead, box) in revived {
             guard let context = box.context else { continue }
+            context.keepUndoTracking(of: dead)
             revivals[ObjectIdentifier(dead), default: Revival(context: dead)].successor = context
             successors.insert(ObjectIdentifier(context))
             guard let descendants = revivals[ObjectIdentifier(dead)]?.descendants, !descendants.isEmpty else {
@@ -303,6 +312,7 @@ final class HierarchyUndo {
             while let child = pending.popLast() {
                 guard seen.insert(ObjectIdentifier(child)).inserted, let model = child.model else { continue }
                 if let old = descendants[nodeBox(of: model).id], old.state == .destructed {
+                    child.keepUndoTracking(of: old)
                     revivals[ObjectIdentifier(old), default: Revival(context: old)].successor = child
                     successors.insert(ObjectIdentifier(child))
                 }
@@ -404,6 +414,15 @@ extension Context {
     final func recordChangeAndEndFullSection<Value>(_ index: Int, old: Value, new: Value) {
         recordChangeInSection(index, old: old, new: new)
         hierarchy.endSection()
+    }
+
+    /// Makes a model brought back by undo record what the removed one (`removed`) recorded, from
+    /// the restoring section on: its `onActivate`, which tracks undo again, runs after that section,
+    /// and a write of the section to the model (a transaction that undoes, then edits the child it
+    /// brought back) is recorded as usual. Caller holds the section.
+    final func keepUndoTracking(of removed: Context) {
+        guard undoTracking == nil, let tracking = removed.undoTracking else { return }
+        undoTracking = tracking.copy()
     }
 
     /// Makes property `index` record undo entries into `history`. Caller holds the section.

@@ -69,6 +69,22 @@ import Testing
         #expect(!stack.canUndo)
     }
 
+    @Test func aWriteToAChildBroughtBackInTheSameTransactionIsRecorded() {
+        let log = Log()
+        let editor = UndoEditor(log: log, items: [UndoItem(id: 1, name: "final", log: log)]).withAnchor()
+        let stack = editor.node.undoStack
+        editor.items = []
+        editor.node.transaction {
+            stack.undo()                      // the item comes back; its `onActivate` runs after
+            editor.items[0].name = "renamed"  // a new change of the child brought back
+        }
+        #expect(stack.canUndo && !stack.canRedo, "the rename is an entry, and cleared redo")
+        stack.undo()
+        #expect(editor.items.map(\.name) == ["final"])
+        stack.redo()
+        #expect(editor.items.map(\.name) == ["renamed"])
+    }
+
     @Test func aWriteBeforeUndoInOneTransactionIsRecordedUnlessTheRestoreOverwroteIt() {
         let editor = UndoEditor().withAnchor()
         let stack = editor.node.undoStack
