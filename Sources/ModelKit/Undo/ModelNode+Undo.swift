@@ -12,9 +12,10 @@ extension ModelNode {
     /// ```
     ///
     /// - Parameter keyPaths: Tracked properties of this model (`\.title`, not `\.$title`).
-    /// - Note: Tracking again adds properties. Naming a `.transient` property, or a key path that
-    ///   reads no tracked property of the model, reports a runtime warning (a test failure under
-    ///   a Tester).
+    /// - Note: Tracking again adds properties. Naming a `.transient` property, a key path that
+    ///   reads no tracked property of the model, or one that reads another model's property
+    ///   (`\.items[0].name`: each model tracks its own, in its `onActivate`), reports a runtime
+    ///   warning (a test failure under a Tester).
     public func trackUndo(
         _ keyPaths: PartialKeyPath<M>...,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
@@ -43,6 +44,25 @@ extension ModelNode {
                 issues.append(ModelIssue(
                     "\(schema.typeName).node.trackUndo(\(keyPath)) names no tracked property of \(schema.typeName); nothing was tracked for it.",
                     fixes: ["Pass a key path to a property registered in `\(schema.typeName).register` (`\\.title`)."],
+                    fileID: fileID, filePath: filePath, line: line, column: column
+                ))
+            }
+            // A key path through a child (`\.items[0].name`) tracks the slot it goes through here,
+            // not the child's property: each model tracks its own.
+            var others: [String] = []
+            for read in reads where read.context !== context {
+                let name = "\(read.context.schema.typeName).\(read.context.schema.name(read.index))"
+                if !others.contains(name) { others.append(name) }
+            }
+            if !own.isEmpty && !others.isEmpty {
+                let tracked = own.map { "\(schema.typeName).\(schema.name($0.index))" }
+                let otherType = reads.first { $0.context !== context }!.context.schema.typeName
+                issues.append(ModelIssue(
+                    "\(schema.typeName).node.trackUndo was passed a key path that reads \(others.joined(separator: ", ")) of another model; only \(tracked.joined(separator: ", ")) was tracked for it.",
+                    fixes: [
+                        "Call `node.trackUndo()` (or name the property) in the `onActivate` of \(otherType), which tracks it for every \(otherType).",
+                        "Pass the property of \(schema.typeName) itself if that is what undo should restore.",
+                    ],
                     fileID: fileID, filePath: filePath, line: line, column: column
                 ))
             }

@@ -367,6 +367,21 @@ extension ReportedIssueTests {
             }
         }
 
+        @Test func trackingAChildsPropertyThroughTheParentNamesBoth() async {
+            await IssueCapture.run(matching: "UndoThroughChildModel") { capture in
+                _ = UndoThroughChildModel().withAnchor()
+                #expect(capture.messages == [
+                    """
+                    UndoThroughChildModel.node.trackUndo was passed a key path that reads UndoRow.text of another model; only UndoThroughChildModel.child was tracked for it.
+
+                    To fix, either:
+                      • Call `node.trackUndo()` (or name the property) in the `onActivate` of UndoRow, which tracks it for every UndoRow.
+                      • Pass the property of UndoThroughChildModel itself if that is what undo should restore.
+                    """,
+                ])
+            }
+        }
+
         @Test func trackingAPropertysStorageNamesTheProperty() async {
             await IssueCapture.run(matching: "UndoStorageModel") { capture in
                 _ = UndoStorageModel().withAnchor()
@@ -379,6 +394,18 @@ extension ReportedIssueTests {
                 ])
             }
         }
+    }
+}
+
+/// Passes a key path through its child (`\.child.name`) to `trackUndo`.
+struct UndoThroughChildModel: Model {
+    var node = ModelNode<Self>()
+    @Tracked var child = UndoRow()
+
+    func onActivate() { node.trackUndo(\.child.text) }
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track(\.$child)
     }
 }
 
