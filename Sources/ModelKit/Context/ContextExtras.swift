@@ -67,6 +67,14 @@ final class ContextExtras {
         }
     }
 
+    /// Marks the task entry `id` cancelled: it stays listed until its task ends (see `WorkEntry`),
+    /// and no id or cancellation reaches it again. Caller holds the lock.
+    func markCancelled(_ id: Int) {
+        work[id]?.isCancelled = true
+        work[id]?.ids = []
+        work[id]?.onCancel = nil
+    }
+
     /// Empties everything for teardown of `context`, which owns these extras. Caller holds the lock.
     ///
     /// Under a tester, the tasks stay listed, cancelled, until they end, and the hierarchy lists the
@@ -82,9 +90,7 @@ final class ContextExtras {
             if let task = entry.task { result.tasks.append(task) }
             if let handler = entry.onCancel { result.onCancel.append(handler) }
             if keepsTasks && entry.isTask {
-                work[id]?.isCancelled = true
-                work[id]?.ids = []
-                work[id]?.onCancel = nil
+                markCancelled(id)
                 keptTasks = true
             } else {
                 work[id] = nil

@@ -140,9 +140,7 @@ extension ContextExtras {
     final func takeForCancelling(_ id: Int) -> WorkEntry? {
         guard let entry = work[id], !entry.isCancelled else { return nil }
         if entry.isTask {
-            work[id]?.isCancelled = true
-            work[id]?.ids = []
-            work[id]?.onCancel = nil
+            markCancelled(id)
         } else {
             work[id] = nil
         }

@@ -66,7 +66,8 @@ func detached<Value>(_ value: Value, substituting substitute: ((any Model) -> (a
     mappingModels(in: value) { model in substitute?(model) ?? detachedModel(model, substitute) }
 }
 
-private func detachedModel<M: Model>(_ model: M, _ substitute: ((any Model) -> (any Model)?)?) -> any Model {
+/// A detached copy of a model of any type (see `detachedCopy(substituting:)`).
+func detachedModel<M: Model>(_ model: M, _ substitute: ((any Model) -> (any Model)?)? = nil) -> any Model {
     model.detachedCopy(substituting: substitute)
 }
 

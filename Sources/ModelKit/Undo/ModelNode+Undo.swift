@@ -50,13 +50,14 @@ extension ModelNode {
             // A key path through a child (`\.items[0].name`) tracks the slot it goes through here,
             // not the child's property: each model tracks its own.
             var others: [String] = []
+            var otherType = ""
             for read in reads where read.context !== context {
+                if others.isEmpty { otherType = read.context.schema.typeName }
                 let name = "\(read.context.schema.typeName).\(read.context.schema.name(read.index))"
                 if !others.contains(name) { others.append(name) }
             }
             if !own.isEmpty && !others.isEmpty {
                 let tracked = own.map { "\(schema.typeName).\(schema.name($0.index))" }
-                let otherType = reads.first { $0.context !== context }!.context.schema.typeName
                 issues.append(ModelIssue(
                     "\(schema.typeName).node.trackUndo was passed a key path that reads \(others.joined(separator: ", ")) of another model; only \(tracked.joined(separator: ", ")) was tracked for it.",
                     fixes: [

@@ -352,10 +352,6 @@ private func detachedAny(_ model: any Model, substituting substitute: ((any Mode
     detachedModel(model, substitute)
 }
 
-private func detachedModel<M: Model>(_ model: M, _ substitute: ((any Model) -> (any Model)?)?) -> any Model {
-    model.detachedCopy(substituting: substitute)
-}
-
 /// Where a write that needs a change record goes (see `Context.undoRoute(_:)`).
 @usableFromInline
 enum UndoRoute {
