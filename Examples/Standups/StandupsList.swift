@@ -26,6 +26,15 @@ struct StandupsList: Model {
     var node = ModelNode<Self>()
     @Tracked var standupDetails: [StandupDetail]
     @Tracked var destination: Destination?
+    /// What the user typed in the search field (`.transient`: searching is not an edit, so it
+    /// neither triggers the autosave nor counts as a change to save).
+    @Tracked var searchText = ""
+    /// The search the list is filtered by: ``searchText`` once typing has paused for
+    /// ``searchPause``, or at once when it is cleared (see ``visibleStandupDetails``).
+    @Tracked private(set) var appliedSearch = ""
+
+    /// How long typing must pause before the list is filtered by what was typed.
+    static let searchPause: Duration = .milliseconds(300)
 
     init(standupDetails: [StandupDetail] = [], destination: Destination? = nil) {
         self.standupDetails = standupDetails
@@ -48,6 +57,27 @@ struct StandupsList: Model {
             )
         case .unusable(.newerFormat(let version)):
             destination = .dataFromNewerVersion(file: file, version: version)
+        }
+
+        // Search as you type: each new text restarts the pause, so a burst of keystrokes filters
+        // the list once, with its last text. Clearing the search shows every standup at once.
+        node.task(id: searchText) { text in
+            if !text.isEmpty {
+                try await node.continuousClock.sleep(for: Self.searchPause)
+            }
+            appliedSearch = text
+        }
+    }
+
+    /// The standups matching ``appliedSearch`` by title, attendee or meeting transcript, in list
+    /// order: all of them when there is no search.
+    ///
+    /// Memoized: filtering runs again only when the search or a standup changes, not on each read.
+    var visibleStandupDetails: [StandupDetail] {
+        node.memoize {
+            let search = appliedSearch
+            guard !search.isEmpty else { return standupDetails }
+            return standupDetails.filter { $0.standup.matches(search) }
         }
     }
 
@@ -92,6 +122,8 @@ struct StandupsList: Model {
     static func register(_ r: inout ModelRegistrar<Self>) {
         r.track("standupDetails", \.$standupDetails)
         r.track("destination", \.$destination)
+        r.track("searchText", \.$searchText, options: .transient)
+        r.track("appliedSearch", \.$appliedSearch, options: .transient)
     }
 }
 

@@ -31,7 +31,9 @@ extension StandupsScreen {
             return await perform(command, in: dialog, settle: settle)
         }
         switch place {
-        case .list: return perform(command, onList: app.standupsList)
+        case .list:
+            if command.name == "find" { return await find(command.argument, in: app.standupsList, settle: settle) }
+            return perform(command, onList: app.standupsList)
         case .detail(let detail): return await perform(command, onDetail: detail, settle: settle)
         case .meeting: return command.name == "back" ? goBack() : unknown(command, "back")
         case .record(let record): return perform(command, onRecord: record)
@@ -56,18 +58,28 @@ extension StandupsScreen {
         case "add":
             list.addStandupButtonTapped()
         case "open":
-            guard let index = command.number, list.standupDetails.indices.contains(index) else {
-                return .message(list.standupDetails.isEmpty
-                    ? "There are no standups: type add first."
-                    : "Type open N, with N from 0 to \(list.standupDetails.count - 1).")
+            // N counts the standups shown, which a search may narrow.
+            let shown = list.visibleStandupDetails
+            guard let index = command.number, shown.indices.contains(index) else {
+                if list.standupDetails.isEmpty { return .message("There are no standups: type add first.") }
+                if shown.isEmpty { return .message("No standup matches the search: type find to show them all.") }
+                return .message("Type open N, with N from 0 to \(shown.count - 1).")
             }
-            app.path.append(.detail(list.standupDetails[index].id))
+            app.path.append(.detail(shown[index].id))
         case "back":
             return .message("This is the first screen.")
         default:
-            return unknown(command, "add · open N")
+            return unknown(command, "add · open N · find TEXT")
         }
         return .done
+    }
+
+    /// Types `text` into the list's search field (`find` alone clears it). The list filters itself
+    /// once typing pauses; a script waits for that.
+    private func find(_ text: String, in list: StandupsList, settle: Bool) async -> CommandResult {
+        await settling(settle, "the search", after: { list.searchText = text }) {
+            list.appliedSearch == text
+        }
     }
 
     private func perform(_ command: Command, onDetail detail: StandupDetail, settle: Bool) async -> CommandResult {

@@ -15,7 +15,7 @@ struct StandupsScreen: TerminalScreen {
 
     static let help = """
         Commands (N is a number shown in brackets, from 0):
-          list:     add · open N
+          list:     add · open N · find TEXT (find alone shows all)
           standup:  start · edit · delete · meeting N · forget N (delete meeting N) · back
           meeting:  back
           record:   say TEXT · next · end · wait SECONDS
@@ -121,14 +121,22 @@ struct StandupsScreen: TerminalScreen {
     }
 
     private func list() -> [String] {
-        let details = app.standupsList.standupDetails
+        let list = app.standupsList
         // Under a dialog, `add` is refused until the dialog is answered: no hint then.
-        guard !details.isEmpty else { return [dialog == nil ? "No standups yet: type add." : "No standups yet."] }
-        return details.enumerated().map { index, detail in
+        guard !list.standupDetails.isEmpty else {
+            return [dialog == nil ? "No standups yet: type add." : "No standups yet."]
+        }
+        var lines: [String] = []
+        if !list.appliedSearch.isEmpty {
+            let shown = list.visibleStandupDetails.count
+            lines.append("Search \"\(list.appliedSearch)\": \(shown) of \(count(list.standupDetails.count, "standup")) (find clears it)")
+        }
+        lines += list.visibleStandupDetails.enumerated().map { index, detail in
             let standup = detail.standup
             return "[\(index)] \(standup.title.orUntitled) — \(count(standup.attendees.count, "attendee")) · "
                 + "\(minutes(standup.duration)) · \(standup.theme.name)"
         }
+        return lines
     }
 
     private func detail(_ standup: Standup) -> [String] {

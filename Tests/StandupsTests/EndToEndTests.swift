@@ -30,6 +30,25 @@ import Testing
         #expect(run.errors.isEmpty)
     }
 
+    @Test func searchNarrowsTheListAndOpenCountsTheStandupsShown() async throws {
+        defer { cleanUp() }
+        let run = try await StandupsRun(["--data", dataFile.path, "--script", """
+            add; title Daily; attendee Ana; save; add; title Weekly retro; attendee Bo; save; \
+            find RETRO; open 0; back; find; quit
+            """])
+
+        #expect(run.output.contains("""
+            > find RETRO
+            Daily Standups
+            ════════════════════════════════════════
+            Search "RETRO": 1 of 2 standups (find clears it)
+            [0] Weekly retro — 1 attendee · 5 min · Bubblegum
+            """))
+        #expect(run.output.contains("> open 0\nDaily Standups › Weekly retro\n"))
+        #expect(run.lastScreen.hasSuffix("[0] Daily — 1 attendee · 5 min · Bubblegum\n[1] Weekly retro — 1 attendee · 5 min · Bubblegum"))
+        #expect(run.errors.isEmpty)
+    }
+
     @Test func blankAttendeesAreDroppedWhenAdding() async throws {
         defer { cleanUp() }
         _ = try await StandupsRun(["--data", dataFile.path, "--script", """
