@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 // ModelKit: app models composed into a live hierarchy, without macros; its Tester; two example apps.
 import PackageDescription
 
@@ -16,7 +16,12 @@ let package = Package(
         .target(name: "ModelKit"),
         .target(name: "ModelKitTesting", dependencies: ["ModelKit"]),
         .target(name: "ExampleSupport", dependencies: ["ModelKit"], path: "Examples/Support"),
-        .executableTarget(name: "CounterFact", dependencies: ["ModelKit", "ExampleSupport"], path: "Examples/CounterFact"),
+        .executableTarget(
+            name: "CounterFact", dependencies: ["ModelKit", "ExampleSupport"], path: "Examples/CounterFact",
+            // As upstream (and Xcode's app template): code is on the main actor unless it says
+            // otherwise. Models need no annotation; the dependency's types are `nonisolated`.
+            swiftSettings: [.defaultIsolation(MainActor.self)]
+        ),
         .executableTarget(name: "Standups", dependencies: ["ModelKit", "ExampleSupport"], path: "Examples/Standups"),
         .executableTarget(name: "ModelKitBenchmarks", dependencies: ["ModelKit", "ModelKitTesting"]),
         .testTarget(name: "ModelKitTests", dependencies: ["ModelKit", "ModelKitTesting"]),

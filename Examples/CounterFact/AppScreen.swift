@@ -115,7 +115,7 @@ struct AppScreen: TerminalScreen {
 }
 
 /// Whether a fact prompt was seen loading: "another" is done once loading has started and ended.
-private final class LoadingStarted: Sendable {
+nonisolated private final class LoadingStarted: Sendable {
     private let seen = Atomic(false)
 
     var happened: Bool { seen.load(ordering: .acquiring) }

@@ -18,15 +18,15 @@ import Synchronization
 ///     $0.factClient.fetch = { "\($0) is a good number." }
 /// }
 /// ```
-struct FactClient: Sendable {
+nonisolated struct FactClient: Sendable {
     var fetch: @Sendable (Int) async throws -> String
 }
 
-extension FactClient: DependencyKey {
+nonisolated extension FactClient: DependencyKey {
     static let liveValue = FactClient.offline()
 }
 
-extension DependencyValues {
+nonisolated extension DependencyValues {
     var factClient: FactClient {
         get { self[FactClient.self] }
         set { self[FactClient.self] = newValue }
@@ -34,11 +34,11 @@ extension DependencyValues {
 }
 
 /// Why a fact could not be fetched, worded for the person using the app.
-struct FactClientError: Error, CustomStringConvertible {
+nonisolated struct FactClientError: Error, CustomStringConvertible {
     let description: String
 }
 
-extension FactClient {
+nonisolated extension FactClient {
     /// Facts computed on the spot: the n-th question about a number gets its n-th fact (cycling).
     static func offline() -> FactClient {
         let questions = QuestionCounter()
@@ -85,7 +85,7 @@ extension FactClient {
 }
 
 /// Counts the questions asked about each number, so that "another fact" gives another fact.
-private final class QuestionCounter: Sendable {
+nonisolated private final class QuestionCounter: Sendable {
     private let counts = Mutex<[Int: Int]>([:])
 
     /// How many times `number` was asked about before (0 the first time).
@@ -97,7 +97,7 @@ private final class QuestionCounter: Sendable {
     }
 }
 
-private extension URLError.Code {
+nonisolated private extension URLError.Code {
     var name: String {
         switch self {
         case .notConnectedToInternet: "not connected to the internet"

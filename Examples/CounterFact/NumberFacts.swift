@@ -4,7 +4,7 @@
 /// ```swift
 /// NumberFacts.all(about: 6)[0]   // "6 is not prime: 6 = 2 × 3."
 /// ```
-enum NumberFacts {
+nonisolated enum NumberFacts {
     /// At least one fact about `number`, the most telling first.
     static func all(about number: Int) -> [String] {
         guard number != 0 else {
