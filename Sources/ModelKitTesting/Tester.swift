@@ -152,15 +152,21 @@ public final class Tester: Sendable {
         hierarchy.runningWork().filter(\.isTask)
     }
 
-    /// The running tasks the end of the test waits for and reports: all but the `onActivate` work,
-    /// which it cancelled rather than awaited (still unwinding is not a failure).
+    /// The running tasks the end of the test waits for and reports: all but the `onActivate` work
+    /// of the live models, which it cancelled rather than awaited (still unwinding is not a
+    /// failure). The `onActivate` work of a model removed during the test was cancelled by the
+    /// removal, long enough ago to have ended: one still running ignores cancellation.
     private func tasksToReport() -> [RunningWork] {
-        runningTasks().filter { !$0.fromActivation }
+        runningTasks().filter(Self.isReported)
+    }
+
+    private static func isReported(_ task: RunningWork) -> Bool {
+        !task.fromActivation || task.ofRemovedModel
     }
 
     private func completeFinishing(testerReleased: Bool) {
         let tasks = runningTasks()
-        let reported = tasks.filter { !$0.fromActivation }
+        let reported = tasks.filter(Self.isReported)
         let exhaustivity = self.exhaustivity
         if exhaustivity.contains(.tasks) {
             for task in reported {

@@ -201,6 +201,37 @@ import Testing
         release.open()
     }
 
+    @Test func aRemovedModelsActivationWorkThatHasNotEndedIsReportedAsStillRunning() async {
+        let release = Release()
+        let (parent, tester) = StubbornWaiter().andTester()
+        tester.timeout = .milliseconds(20)
+        // `withActivation` work is the model's activation work, as `onActivate`'s is.
+        parent.child = StubbornWaiter().withActivation { $0.startWaiting(for: release) }
+        await tester.assert { parent.child?.isWaiting == true }
+        // Removing the child cancelled its work, which goes on regardless: unlike the activation
+        // work the end of the test cancels, it had the whole rest of the test to end.
+        parent.child = nil
+        await tester.assert(parent.child == nil)
+        await withKnownIssue {
+            await tester.finish()
+        } matching: { issue in
+            text(issue).hasPrefix("""
+            A task of StubbornWaiter started here was still running when the test ended, although it was cancelled.
+            """) && issue.sourceLocation?.fileName == "ExhaustivityTests.swift"
+        }
+        release.open()
+    }
+
+    @Test func aLiveModelsActivationWorkStillUnwindingAtTheEndIsNotReported() async {
+        let release = Release()
+        let (parent, tester) = StubbornWaiter().andTester()
+        tester.timeout = .milliseconds(20)
+        parent.child = StubbornWaiter().withActivation { $0.startWaiting(for: release) }
+        await tester.assert { parent.child?.isWaiting == true }
+        await tester.finish()
+        release.open()
+    }
+
     @Test func activationWorkIsCancelledAtTheEnd() async {
         let clock = TestClock()
         let (ticker, tester) = Ticker().andTester { $0.continuousClock = clock }

@@ -8,6 +8,9 @@ package struct RunningWork: Sendable {
     package let isTask: Bool
     /// Whether it was cancelled (by the model, its removal or the tester) and has not ended yet.
     package let isCancelled: Bool
+    /// Whether its model was removed from the hierarchy (its work was cancelled then, and has not
+    /// ended yet).
+    package let ofRemovedModel: Bool
     let context: Context
     let workID: Int
 }
@@ -37,14 +40,18 @@ extension Hierarchy {
         let unwinding: [Context] = lock.withShortLock {
             (extrasIfAny?.unwindingContexts.values).map(Array.init) ?? []
         }
-        return (liveContexts() + unwinding).flatMap { context in
-            context.runningWork().map {
-                RunningWork(
-                    modelType: context.typeName, location: $0.entry.location, fromActivation: $0.entry.fromActivation,
-                    isTask: $0.entry.isTask, isCancelled: $0.entry.isCancelled, context: context, workID: $0.id
-                )
+        func work(of contexts: [Context], removed: Bool) -> [RunningWork] {
+            contexts.flatMap { context in
+                context.runningWork().map {
+                    RunningWork(
+                        modelType: context.typeName, location: $0.entry.location, fromActivation: $0.entry.fromActivation,
+                        isTask: $0.entry.isTask, isCancelled: $0.entry.isCancelled, ofRemovedModel: removed,
+                        context: context, workID: $0.id
+                    )
+                }
             }
         }
+        return work(of: liveContexts(), removed: false) + work(of: unwinding, removed: true)
     }
 
     /// Cancels the given work.
