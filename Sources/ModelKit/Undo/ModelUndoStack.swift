@@ -92,6 +92,27 @@ public struct ModelUndoStack: Model {
         history.redo(in: context.hierarchy, location: location)
     }
 
+    /// Forgets every entry, to undo and to redo: `canUndo` and `canRedo` become false, and the
+    /// copies kept to bring removed children back are released.
+    ///
+    /// For a change the user should not undo past: a document just loaded, or a server refresh
+    /// that replaces what was edited.
+    ///
+    /// ```swift
+    /// editor.node.transaction { editor.items = fetched }   // pushes an entry, like any commit
+    /// editor.node.undoStack.removeAll()                     // … which the user cannot undo
+    /// ```
+    ///
+    /// - Note: Inside a transaction it forgets the entries pushed so far; the transaction's own
+    ///   entry is pushed when it ends.
+    public func removeAll(
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) {
+        guard let context = node.context(for: "removeAll()", fileID: fileID, filePath: filePath, line: line, column: column)
+        else { return }
+        history.clear(in: context.hierarchy)
+    }
+
     public static func register(_ r: inout ModelRegistrar<Self>) {
         r.track(\.$canUndo, options: .private)
         r.track(\.$canRedo, options: .private)

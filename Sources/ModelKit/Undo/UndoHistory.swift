@@ -66,6 +66,19 @@ final class UndoHistory: @unchecked Sendable {
         hierarchy = nil
     }
 
+    /// Forgets every entry, to undo and to redo, in one section of `hierarchy`.
+    func clear(in hierarchy: Hierarchy) {
+        hierarchy.withSection {
+            guard self.hierarchy === hierarchy else { return }
+            var dropped: [UndoEntry] = []
+            undoEntries.removeAll(into: &dropped)
+            dropped.append(contentsOf: redoEntries)
+            redoEntries = []
+            release(dropped, in: hierarchy)
+            updateFlags()
+        }
+    }
+
     /// Releases dropped entries after the lock (their values may hold models), and the kept
     /// copies of removed models no remaining entry refers to.
     private func release(_ dropped: [UndoEntry], in hierarchy: Hierarchy) {
