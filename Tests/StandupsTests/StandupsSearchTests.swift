@@ -21,6 +21,16 @@ import Testing
             }
     }
 
+    /// Types `text` into the search field and lets the pause pass: the search is applied.
+    func search(_ text: String, in list: StandupsList, tester: Tester, clock: TestClock) async {
+        list.searchText = text
+        await clock.advance(by: StandupsList.searchPause)
+        await tester.assert {
+            list.searchText == text
+            list.appliedSearch == text
+        }
+    }
+
     @Test func listIsFilteredOnceTypingPauses() async {
         let clock = TestClock()
         let (list, tester) = list(clock: clock)
@@ -45,13 +55,8 @@ import Testing
     @Test func clearingTheSearchShowsEveryStandupAtOnce() async {
         let clock = TestClock()
         let (list, tester) = list(clock: clock)
-        list.searchText = "product"
-        await clock.advance(by: StandupsList.searchPause)
-        await tester.assert {
-            list.searchText == "product"
-            list.appliedSearch == "product"
-            list.visibleStandupDetails.map(\.standup) == [.designMock]
-        }
+        await search("product", in: list, tester: tester, clock: clock)
+        await tester.assert(list.visibleStandupDetails.map(\.standup) == [.designMock])
 
         // No pause: the clock does not move.
         list.searchText = ""
@@ -66,13 +71,8 @@ import Testing
     @Test func standupChangedDuringASearchIsShownWhenItMatches() async throws {
         let clock = TestClock()
         let (list, tester) = list(clock: clock)
-        list.searchText = "retro"
-        await clock.advance(by: StandupsList.searchPause)
-        await tester.assert {
-            list.searchText == "retro"
-            list.appliedSearch == "retro"
-            list.visibleStandupDetails.isEmpty
-        }
+        await search("retro", in: list, tester: tester, clock: clock)
+        await tester.assert(list.visibleStandupDetails.isEmpty)
 
         let engineering = try await tester.unwrap(list.standupDetails.last)
         engineering.standup.title = "Engineering retro"
@@ -111,12 +111,7 @@ import Testing
         let (list, tester) = list(clock: clock)
         var modifications = list.node.modifications().makeAsyncIterator()
 
-        list.searchText = "blob"
-        await clock.advance(by: StandupsList.searchPause)
-        await tester.assert {
-            list.searchText == "blob"
-            list.appliedSearch == "blob"
-        }
+        await search("blob", in: list, tester: tester, clock: clock)
         list.standupDetails.removeLast()
         await tester.assert(list.standupDetails.map(\.standup) == [.mock, .designMock])
 
