@@ -28,6 +28,12 @@ public final class TestProbe: Sendable {
     let calls = Protected<[Call]>([])
     /// Wakes the assertions that consulted this probe when it is called.
     let activity = Activity()
+    /// The tester the probe is installed in: its calls belong to that tester's exhaustivity alone.
+    let installation = Protected<Installation>(Installation())
+
+    struct Installation: Sendable {
+        weak var tester: TesterState?
+    }
 
     /// A probe named `name` in failure messages.
     public init(_ name: String = "probe") {

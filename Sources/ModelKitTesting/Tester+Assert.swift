@@ -151,6 +151,9 @@ extension Tester {
                 // value it returns is usually what the next assertion inspects.
                 if kind == .assert {
                     checkExhaustivity(upTo: startSequence, at: location)
+                    if let foreign = readsOfOtherHierarchiesOnly(evaluation) {
+                        return FailureMessages.assertedAnotherHierarchy(foreign)
+                    }
                 }
                 return nil
             }
@@ -178,6 +181,15 @@ extension Tester {
             marks += evaluation.watched
             await Activity.wait(for: marks, until: deadline)
         }
+    }
+
+    /// What a passing evaluation read, when all of it belongs to hierarchies this tester does not
+    /// drive (and it consulted no probe and no event): such an assertion asserts nothing here.
+    private func readsOfOtherHierarchiesOnly(_ evaluation: Evaluation) -> [ModelAccessRecorder.PropertyRead]? {
+        guard !evaluation.reads.isEmpty, evaluation.consultedProbes.isEmpty, evaluation.eventChecks.isEmpty,
+              evaluation.reads.allSatisfy({ ($0.testingOwner as? TesterState) !== state })
+        else { return nil }
+        return evaluation.reads
     }
 
     /// The activities of the hierarchies of other testers whose models `reads` read.

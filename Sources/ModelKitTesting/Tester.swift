@@ -57,7 +57,25 @@ public final class Tester: Sendable {
     }
 
     /// Adds a probe to exhaustivity: each of its calls must then be asserted.
-    public func install(_ probe: TestProbe) {
+    ///
+    /// A probe belongs to one tester at a time: installing it in a second tester whose test has not
+    /// finished fails the test at this call, and leaves the probe with the first.
+    public func install(
+        _ probe: TestProbe,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) {
+        let other: TesterState? = probe.installation.withLock { installation in
+            if let owner = installation.tester, owner !== state, !owner.log.withLock({ $0.isFinished }) {
+                return owner
+            }
+            installation.tester = state
+            return nil
+        }
+        if let other {
+            let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+            state.fail(FailureMessages.probeInstalledTwice(probe, firstTesterAt: other.location), at: location)
+            return
+        }
         state.log.withLock { log in
             if !log.probes.contains(where: { $0 === probe }) { log.probes.append(probe) }
         }

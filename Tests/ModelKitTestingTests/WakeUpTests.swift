@@ -29,11 +29,14 @@ import Testing
     }
 
     @Test func aPredicateReadingAnotherHierarchyWaitsOnItToo() async {
-        let (_, myTester) = Counter().andTester()
+        let (mine, myTester) = Counter().andTester()
         let (other, otherTester) = Counter().andTester()
         otherTester.exhaustivity = .off
         let waiting = Task {
-            await myTester.assert(other.count == 1, timeout: .seconds(30))
+            await myTester.assert(timeout: .seconds(30)) {
+                mine.count == 0
+                other.count == 1
+            }
         }
         await waitUntil { otherTester.state.activity.waiterCount == 1 && myTester.state.activity.waiterCount == 1 }
         other.incrementTapped()

@@ -95,6 +95,11 @@ package enum ModelAccessRecorder {
         /// The tester of the model's hierarchy, if a tester anchored it (its `TestingSupport.owner`).
         package var testingOwner: (any Sendable)? { context.hierarchy.testingSupport?.owner }
 
+        /// `Parent.counters[0].count` (path-qualified), for failure messages.
+        package var propertyPath: String {
+            context.lock.withShortLock { "\(context.path()).\(context.propertyName(index))" }
+        }
+
         /// `CounterModel.count = 1` (path-qualified, with the current value), for failure messages.
         package var currentDescription: String {
             let (path, value): (String, Any?) = context.lock.withShortLock {

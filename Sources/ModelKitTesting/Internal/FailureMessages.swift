@@ -239,6 +239,32 @@ enum FailureMessages {
         """
     }
 
+    /// A probe installed in a second tester while the first still checks its calls.
+    static func probeInstalledTwice(_ probe: TestProbe, firstTesterAt location: SourceLocation) -> String {
+        """
+        The probe "\(probe.name)" is already installed in the tester created at \(location); a probe's calls are asserted by one tester, so it was not installed in this one.
+
+        To fix: Give each tester its own probe (`TestProbe("\(probe.name)")`), and pass each hierarchy its own probe's `call`.
+        """
+    }
+
+    /// A passing assertion that read only models of hierarchies its tester does not drive.
+    static func assertedAnotherHierarchy(_ reads: [ModelAccessRecorder.PropertyRead]) -> String {
+        var names: [String] = []
+        for read in reads {
+            let name = read.propertyPath
+            if !names.contains(name) { names.append(name) }
+        }
+        let shown = names.count > 3 ? names.prefix(3).joined(separator: ", ") + ", …" : names.joined(separator: ", ")
+        return """
+        The assertion read only models of another hierarchy (\(shown)), not of the one this tester drives, so it asserted nothing.
+
+        To fix, either:
+          • Assert them with the tester that drives their hierarchy (`otherTester.assert { … }`); a model anchored with `withAnchor()` has none: anchor it with `andTester()`.
+          • Or assert the state of this tester's models.
+        """
+    }
+
     static func eventLine(_ record: EventRecord) -> String {
         // As for state lines: the path of a removed sender may now lead to another model.
         let path = record.senderWasRemoved ? "\(record.path) (a model removed since)" : record.path
