@@ -43,6 +43,18 @@ extension Cell {
         return beginModify()
     }
 
+    /// Ends an update whose mutation continued the model (a new instance with its id was assigned
+    /// to its slot meanwhile): this cell forwards to the live one now, and the update's result is
+    /// written there, still inside the update's section, so that it is the update's last write as
+    /// for an update of the live cell. The forwarding cell gets back the value it had.
+    @usableFromInline @inline(never)
+    final func endForwardedModify(_ token: ModifyToken, _ context: Context) {
+        let updated = value
+        if let old = token.old { value = old }
+        write(updated)
+        context.hierarchy.endSection()
+    }
+
     /// An update of a cell not bound yet claims the cell, then works on a copy of its value outside
     /// any lock, and ``endUnboundModify(_:)`` writes the copy back (see ``UnboundUpdates``).
     @usableFromInline @inline(never)
@@ -70,6 +82,9 @@ extension Cell {
     @inlinable
     final func endModify(_ token: ModifyToken) {
         guard let context = token.context else { return }
+        // The section keeps every other thread from forwarding the cell: only the mutation itself
+        // can have (by continuing the model), and then the binding is gone.
+        if _slowPath(bindingBits.load(ordering: .relaxed) == 0) { return endForwardedModify(token, context) }
         guard let old = token.old else {
             // Nothing compares, records or refuses this update: it counts as a change.
             context.endUnrecordedModify(index)
