@@ -176,6 +176,10 @@ class EnvironmentCache: KeyedEntry {
 
     /// The key's identity (the environment key's type).
     var keyIdentity: ObjectIdentifier? { nil }
+
+    /// Empties the cache (the next read resolves the value again) and returns the value it held, for
+    /// the caller to release after the lock. Caller holds the lock.
+    func takeCachedValue() -> Any? { nil }
 }
 
 /// A cached environment read in progress.
@@ -216,6 +220,21 @@ final class EnvironmentEntry<Value: Sendable>: EnvironmentCache {
     }
 
     override var lastReadValue: Any? { (own ?? cached).map { $0 as Any } }
+
+    override func takeCachedValue() -> Any? {
+        cachedStamp = .max
+        guard let value = cached else { return nil }
+        cached = nil
+        return value
+    }
+
+    /// Replaces the value this model set, returning the one replaced (released by the caller after
+    /// the lock). Caller holds the lock.
+    func replaceOwn(with value: Value?) -> Value? {
+        let previous = own
+        own = value
+        return previous
+    }
 
     override func inheritsAnotherValue(in context: Context) -> Bool {
         guard own == nil, let cached else { return false }
@@ -387,14 +406,21 @@ extension Context {
             let entry = environmentEntry(key)
             if value == nil && entry.own == nil { return nil }
             let (old, _, _) = resolveEnvironment(key)
-            entry.own = value
+            var released = TeardownBatch()
+            if let replaced = entry.replaceOwn(with: value) { released.releaseLater(replaced) }
             // Every cached environment value is checked again on its next read (it is valid for one
             // `structureVersion`, which also moves whenever the tree's shape changes).
             hierarchy.structureVersion &+= 1
             let (new, _, _) = resolveEnvironment(key)
-            if valuesAreEqual(old, new) == true { return nil }
-            hierarchy.record(PendingChange(context: self, index: entry.index, old: old, new: new))
-            notifyInheritingReaders(ObjectIdentifier(key))
+            if valuesAreEqual(old, new) != true {
+                hierarchy.record(PendingChange(context: self, index: entry.index, old: old, new: new))
+                // The caches of the value replaced are emptied now, not at their next read, which
+                // may never come: they would keep it alive as long as their models.
+                if let cached = entry.takeCachedValue() { released.releaseLater(cached) }
+                notifyInheritingReaders(ObjectIdentifier(key), releasing: &released)
+            }
+            // Released after the lock: a value's deinit may run any code.
+            if !released.isEmpty { hierarchy.pendingActions.append(.teardown(released)) }
             return nil
         }
         // A property setter cannot capture its caller's location: the report names the model and key.
@@ -403,12 +429,15 @@ extension Context {
 
     /// Queues a derived change for each descendant that read the key `id` and inherits it from this
     /// model. Caller holds the lock for a section.
-    private final func notifyInheritingReaders(_ id: ObjectIdentifier) {
+    private final func notifyInheritingReaders(_ id: ObjectIdentifier, releasing released: inout TeardownBatch) {
         forEachInheritor { child in
             guard let entry = child.extras?.values?.environment[id] else { return true }
             // A model that set its own value shields its subtree.
             if entry.setsOwnValue { return false }
             hierarchy.record(PendingChange(context: child, index: entry.index, old: nil, new: nil))
+            if let cache = entry as? EnvironmentCache, let cached = cache.takeCachedValue() {
+                released.releaseLater(cached)
+            }
             return true
         }
     }

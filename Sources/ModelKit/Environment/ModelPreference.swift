@@ -177,6 +177,11 @@ class PreferenceFold: KeyedEntry {
     /// fold is dropped from its commit, so Observation does not hear of it. Caller holds the lock.
     func isUnchangedSinceInvalidated() -> Bool { false }
 
+    /// Empties what an invalid fold caches (its fold, and the combinations of its blocks not up to
+    /// date), which may hold a contribution removed since, into `released`, to release after the
+    /// lock; the next read folds again. Caller holds the lock, with the fold invalid.
+    func dropCachedValues(into released: inout TeardownBatch) {}
+
     /// The parents' folds that still hold this one, each having its block invalidated.
     final func invalidateParentBlocks() -> [PreferenceFold] {
         var parents: [PreferenceFold] = []
@@ -217,6 +222,23 @@ final class PreferenceEntry<Key: ModelPreferenceKey>: PreferenceFold {
         validate()
         guard let now = folded else { return false }
         return valuesAreEqual(before, now) == true
+    }
+
+    override func dropCachedValues(into released: inout TeardownBatch) {
+        if let piece {
+            released.releaseLater(piece)
+            self.piece = nil
+        }
+        if let folded {
+            released.releaseLater(folded)
+            self.folded = nil
+        }
+        for block in blockPieces.indices where !validBlocks[block] {
+            if let blockPiece = blockPieces[block] {
+                released.releaseLater(blockPiece)
+                blockPieces[block] = nil
+            }
+        }
     }
 
     override func restorer() -> (@Sendable (Context) -> Void)? {
@@ -389,15 +411,24 @@ extension Context {
         guard entry.isValid else { return }
         entry.isValid = false
         var stack = entry.invalidateParentBlocks()
+        // What the invalid folds cached (a contribution removed since among it) is emptied now, not
+        // at their next read, which may never come: it would keep it alive as long as their models.
+        var released = TeardownBatch()
+        entry.dropCachedValues(into: &released)
+        defer { if !released.isEmpty { hierarchy.pendingActions.append(.teardown(released)) } }
         while let fold = stack.popLast() {
             // An invalid fold has no valid fold above it: nothing more to do there.
-            guard fold.isValid, fold.context.state.isLive else { continue }
+            guard fold.isValid, fold.context.state.isLive else {
+                if !fold.isValid { fold.dropCachedValues(into: &released) }
+                continue
+            }
             // After a change of the tree's shape, the fold may well be what it was (a child that
             // contributes nothing): its value is kept, to compare at the commit. Not after a
             // contribution's change, which changes the folds above it as a rule: comparing would
             // fold them at the commit (in code not specialized for the key) on every such write.
             if structure { fold.keepValueBeforeInvalidation() }
             fold.isValid = false
+            fold.dropCachedValues(into: &released)
             hierarchy.record(PendingChange(context: fold.context, index: fold.index, old: nil, new: nil))
             stack.append(contentsOf: fold.invalidateParentBlocks())
         }
