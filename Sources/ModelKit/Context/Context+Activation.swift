@@ -64,9 +64,13 @@ extension Context {
         if let unwindingTasks { ensuredExtras.work = unwindingTasks }
         observedMask = 0
         if schema.retiresValues {
-            for cell in currentCells() {
+            let cells = currentCells()
+            for cell in cells {
                 if let retired = cell.retire() { batch.releaseLater(retired) }
             }
+            // The cells of the instances this one continued forward to these: retired with them,
+            // once the batch's destructs are done (see `retireForwardingCells()`).
+            if flags.contains(.continued) { batch.noteContinued(cells) }
         }
         if giveUpModel() { batch.releaseModel(of: self) }
     }
@@ -86,7 +90,31 @@ struct TeardownBatch {
     /// after the work for the same reason.
     private var retiredValues: [Any] = []
 
+    /// The cells of destructed models that newer instances continued (see
+    /// ``retireForwardingCells()``).
+    private var continuedCells: Set<ObjectIdentifier> = []
+
     var isEmpty: Bool { entries.isEmpty && releasedModels.isEmpty && retiredValues.isEmpty }
+
+    /// Notes the cells of a destructed model that a newer instance continued: the cells of the
+    /// earlier instances forward to them. Caller holds the lock.
+    mutating func noteContinued(_ cells: [AnyCell]) {
+        for cell in cells { continuedCells.insert(ObjectIdentifier(cell)) }
+    }
+
+    /// Retires the cells forwarding to the cells ``noteContinued(_:)`` noted, as their models'
+    /// teardown retired those (their values may capture the earlier instances, which would then
+    /// keep each other alive), in one pass over the forward table. Caller holds the lock for the
+    /// section whose destructs filled the batch.
+    mutating func retireForwardingCells() {
+        guard !continuedCells.isEmpty else { return }
+        let cells = continuedCells
+        continuedCells = []
+        let retired = unboundLock.withShortLock {
+            forwardedCells.withLock { $0.retireSources(forwardingTo: cells) }
+        }
+        retiredValues.append(contentsOf: retired)
+    }
 
     /// Whether there is work to perform (beyond releasing model values).
     var hasWork: Bool { !entries.isEmpty }

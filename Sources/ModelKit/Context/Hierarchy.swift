@@ -164,6 +164,7 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
                     context.destruct(into: &batch)
                     destructed = true
                 }
+                batch.retireForwardingCells()
                 if !batch.isEmpty { teardowns.append(.teardown(batch)) }
                 // Entries left with no model to apply to no longer count for `canUndo`.
                 if destructed, let history = self.undo { history.dropInapplicableEntries() }
@@ -344,6 +345,7 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
                 )
                 extras.modificationListeners = []
             }
+            batch.retireForwardingCells()
             root = nil
             if isOutermost && !batch.hasWork {
                 released = batch

@@ -116,7 +116,7 @@ class AnyCell: @unchecked Sendable {
             let slot = forwardSlot
             previous = forwardedCells.withLock { $0.replace(slot, with: target) }
         } else {
-            forwardSlot = forwardedCells.withLock { $0.add(target) }
+            forwardSlot = forwardedCells.withLock { $0.add(target, from: self) }
         }
         let bits = bindingBits.load(ordering: .relaxed)
         bindingBits.store(0, ordering: .releasing)
@@ -137,7 +137,7 @@ class AnyCell: @unchecked Sendable {
             && !successor.isForwarding, "ModelKit internal error: a continued cell was not live")
         successor.storedIndex = storedIndex
         successor.bindingBits.store(bits, ordering: .releasing)
-        forwardSlot = table.add(successor)
+        forwardSlot = table.add(successor, from: self)
         bindingBits.store(0, ordering: .releasing)
     }
 

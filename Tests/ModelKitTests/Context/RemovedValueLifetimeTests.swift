@@ -4,6 +4,20 @@ import Testing
 /// A value the live model no longer holds or reads (replaced by a continuation, an environment value
 /// removed, a preference contribution removed) is not kept alive by ModelKit's storage.
 @Suite struct RemovedValueLifetimeTests {
+    @Test func aContinuedModelsValueCapturingItsFirstInstanceIsFreedWithTheModel() async {
+        let tracker = LifetimeTracker()
+        let shelf = Bin().withAnchor()
+        do {
+            shelf.items = [Item(id: 1, token: tracker.token())]
+            let first = shelf.items[0]
+            first.action = { _ = first.count }
+            // A refresh: the new instance continues the first, whose cells now forward to its own.
+            shelf.items = [Item(id: 1)]
+            shelf.items = []
+        }
+        #expect(await tracker.allFreed())
+    }
+
     @Test func aRemovedEnvironmentValueIsFreedAlthoughADescendantReadIt() async {
         let tracker = LifetimeTracker()
         let shelf = Bin(items: [Item(id: 1)]).withAnchor()
