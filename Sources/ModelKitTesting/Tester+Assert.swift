@@ -185,11 +185,13 @@ extension Tester {
 
     /// What a passing evaluation read, when all of it belongs to hierarchies this tester does not
     /// drive (and it consulted no probe and no event): such an assertion asserts nothing here.
+    /// Frozen copies are left out: they belong to no hierarchy, and a test may check one.
     private func readsOfOtherHierarchiesOnly(_ evaluation: Evaluation) -> [ModelAccessRecorder.PropertyRead]? {
-        guard !evaluation.reads.isEmpty, evaluation.consultedProbes.isEmpty, evaluation.eventChecks.isEmpty,
-              evaluation.reads.allSatisfy({ ($0.testingOwner as? TesterState) !== state })
+        let reads = evaluation.reads.filter { !$0.isOfFrozenCopy }
+        guard !reads.isEmpty, evaluation.consultedProbes.isEmpty, evaluation.eventChecks.isEmpty,
+              reads.allSatisfy({ ($0.testingOwner as? TesterState) !== state })
         else { return nil }
-        return evaluation.reads
+        return reads
     }
 
     /// The activities of the hierarchies of other testers whose models `reads` read.

@@ -55,6 +55,15 @@ import Testing
         await otherTester.finish()
     }
 
+    @Test func anAssertionReadingOnlyAFrozenCopyPasses() async {
+        let (counter, tester) = Counter().andTester()
+        let snapshot = counter.frozenCopy
+        counter.incrementTapped()
+        await tester.assert(counter.count == 1)
+        await tester.assert(snapshot.count == 0)
+        await tester.finish()
+    }
+
     @Test func aProbeInstalledInASecondTesterFailsThereAndStaysWithTheFirst() async {
         let onValue = TestProbe("onValue")
         let (first, firstTester) = Caller(onValue: onValue.call, onPing: {}).andTester()
@@ -64,7 +73,7 @@ import Testing
             secondTester.install(onValue)
         } matching: { issue in
             text(issue) == """
-            The probe "onValue" is already installed in the tester created at ModelKitTestingTests/TesterMisuseTests.swift:60; a probe's calls are asserted by one tester, so it was not installed in this one.
+            The probe "onValue" is already installed in the tester created at ModelKitTestingTests/TesterMisuseTests.swift:69; a probe's calls are asserted by one tester, so it was not installed in this one.
 
             To fix: Give each tester its own probe (`TestProbe("onValue")`), and pass each hierarchy its own probe's `call`.
             """

@@ -95,6 +95,9 @@ package enum ModelAccessRecorder {
         /// The tester of the model's hierarchy, if a tester anchored it (its `TestingSupport.owner`).
         package var testingOwner: (any Sendable)? { context.hierarchy.testingSupport?.owner }
 
+        /// Whether the model read is a frozen copy (which belongs to no hierarchy that changes).
+        package var isOfFrozenCopy: Bool { context.hierarchy === frozenHierarchy }
+
         /// `Parent.counters[0].count` (path-qualified), for failure messages.
         package var propertyPath: String {
             context.lock.withShortLock { "\(context.path()).\(context.propertyName(index))" }
