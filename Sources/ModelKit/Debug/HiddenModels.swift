@@ -12,11 +12,14 @@ func hiddenModelIssues<M: Model>(of model: M, schema: Schema<M>) -> [ModelIssue]
         guard let label = child.label, !(child.value is ModelNode<M>) else { continue }
         if let tracked = child.value as? any AnyTracked {
             let cell = ObjectIdentifier(tracked.anyCell)
-            guard let index = schema.properties.firstIndex(where: { ObjectIdentifier($0.cellOf(model)) == cell }),
-                  !schema.isChildSlot(index),
-                  let hidden = heldModelType(in: tracked.anyCell.lockedAnyValue(), depth: 0)
+            guard let index = schema.properties.firstIndex(where: { ObjectIdentifier($0.cellOf(model)) == cell })
             else { continue }
             let name = schema.name(index)
+            if schema.isChildSlot(index) {
+                if let issue = unvisitedModelIssue(in: tracked.anyCell, slot: index, schema: schema) { issues.append(issue) }
+                continue
+            }
+            guard let hidden = heldModelType(in: tracked.anyCell.lockedAnyValue(), depth: 0) else { continue }
             issues.append(ModelIssue(
                 "\(type).\(name) holds a \(hidden) model, but its value is not a child slot ModelKit can see into; the model is never anchored (its onActivate, tasks and observation do not run).",
                 fixes: [
@@ -33,6 +36,61 @@ func hiddenModelIssues<M: Model>(of model: M, schema: Schema<M>) -> [ModelIssue]
         }
     }
     return issues
+}
+
+/// A model that child slot `index` holds inside a custom container whose `visit` does not hand it
+/// to the visitor, if any: it is never anchored. Only models still initial once the write is done
+/// count; one the slot refused (a second instance with a taken id) was visited, and reported then.
+private func unvisitedModelIssue<M: Model>(in cell: AnyCell, slot index: Int, schema: Schema<M>) -> ModelIssue? {
+    var held: [HeldModel] = []
+    collectInitialModels(in: cell.lockedAnyValue(), container: nil, depth: 0, into: &held)
+    guard !held.isEmpty, let context = cell.boundContext else { return nil }
+    let sink = CollectingSink(tracksPath: false)
+    context.lock.withShortLock {
+        var visitor = ContainerVisitor(sink: sink)
+        schema.visitChildren(index, cell: cell, &visitor)
+    }
+    let visited = Set(sink.entries.map { ObjectIdentifier($0.box) })
+    guard let unvisited = held.first(where: { !visited.contains(ObjectIdentifier(nodeBox(of: $0.model))) }),
+          let container = unvisited.container
+    else { return nil }
+    let place = unvisited.property.map { "\(container).\($0)" } ?? container
+    let model = typeName(type(of: unvisited.model))
+    return ModelIssue(
+        "\(typeName(M.self)).\(schema.name(index)) holds a \(model) model in \(place) that \(container).visit(_:) does not visit; the model is never anchored (its onActivate, tasks and observation do not run).",
+        fixes: ["Hand each model \(container) holds to the visitor in its `visit(_:)`: `visitor.visit(\(unvisited.property ?? "model"))`."]
+    )
+}
+
+/// An initial model found in a slot's value, with the custom container holding it (its type name)
+/// and the container's stored property it sits in, when it sits in one directly.
+private struct HeldModel {
+    let model: any Model
+    let container: String?
+    let property: String?
+}
+
+/// Collects the initial models `value` holds (as ``heldModelType(in:depth:)`` looks for them),
+/// each with the nearest custom container around it.
+private func collectInitialModels(
+    in value: Any, container: (name: String, property: String?)?, depth: Int, into held: inout [HeldModel]
+) {
+    if let model = value as? any Model {
+        if model.lifetime == .initial {
+            held.append(HeldModel(model: model, container: container?.name, property: container?.property))
+        }
+        return
+    }
+    guard depth < 3 else { return }
+    let mirror = Mirror(reflecting: value)
+    guard mirror.displayStyle != .class else { return }
+    let isCustom = value is any ModelContainer && !(value is StandardContainer)
+    for child in mirror.children.prefix(8) {
+        let enclosing = isCustom
+            ? (typeName(type(of: value)), mirror.displayStyle == .struct ? child.label : nil)
+            : container.map { ($0.name, nil) }
+        collectInitialModels(in: child.value, container: enclosing, depth: depth + 1, into: &held)
+    }
 }
 
 /// The type name of an initial model `value` is or holds (in its stored properties, elements or

@@ -114,6 +114,42 @@ private struct HoldingAnUnvisitedPair: Model {
     }
 }
 
+/// A custom container whose `visit` forgets its right model.
+private struct ForgottenPair: ModelContainer, Sendable {
+    var left: CounterModel
+    var right: CounterModel
+
+    func visit(_ visitor: inout ContainerVisitor) {
+        visitor.visit(left)
+    }
+}
+
+private struct HoldingAForgetfulContainer: Model {
+    var node = ModelNode<Self>()
+    @Tracked var pairs: [ForgottenPair] = [ForgottenPair(left: CounterModel(), right: CounterModel())]
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track(\.$pairs)
+    }
+}
+
+/// A model refused by its slot (a second instance with an id taken) was visited: not hidden.
+private struct HoldingARefusedDuplicate: Model {
+    var node = ModelNode<Self>()
+    @Tracked var rows: [IdentifiedRow] = [IdentifiedRow(id: 1), IdentifiedRow(id: 1)]
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track(\.$rows)
+    }
+}
+
+private struct IdentifiedRow: Model {
+    var node = ModelNode<Self>()
+    let id: Int
+
+    static func register(_ r: inout ModelRegistrar<Self>) {}
+}
+
 /// Refers to a live model placed elsewhere: not hidden.
 private struct ReferringToALiveModel: Model {
     var node = ModelNode<Self>()
@@ -226,6 +262,28 @@ extension ReportedIssueTests {
                 #expect(capture.messages.first?.hasPrefix(
                     "HoldingAnUnvisitedPair.pair holds a CounterModel model, but its value is not a child slot ModelKit can see into"
                 ) == true)
+            }
+        }
+
+        @Test func aModelItsCustomContainerDoesNotVisitIsReported() async {
+            await IssueCapture.run(matching: "HoldingAForgetfulContainer") { capture in
+                let model = HoldingAForgetfulContainer().withAnchor()
+                #expect(model.pairs[0].left.lifetime == .anchored)
+                #expect(model.pairs[0].right.lifetime == .initial)
+                #expect(capture.messages == ["""
+                    HoldingAForgetfulContainer.pairs holds a CounterModel model in ForgottenPair.right that ForgottenPair.visit(_:) does not visit; the model is never anchored (its onActivate, tasks and observation do not run).
+
+                    To fix: Hand each model ForgottenPair holds to the visitor in its `visit(_:)`: `visitor.visit(right)`.
+                    """])
+            }
+        }
+
+        @Test func aModelRefusedByItsSlotIsNotReportedAsUnvisited() async {
+            await IssueCapture.run(matching: "HoldingARefusedDuplicate") { capture in
+                let model = HoldingARefusedDuplicate().withAnchor()
+                #expect(model.rows[1].lifetime == .initial)
+                #expect(capture.messages.count == 1)
+                #expect(capture.messages.first?.hasPrefix("HoldingARefusedDuplicate.rows holds two different models") == true)
             }
         }
 
