@@ -174,9 +174,13 @@ extension ModelNode {
         fileID: StaticString, filePath: StaticString, line: UInt, column: UInt,
         perform: @escaping @Sendable (Value, Value) -> Void
     ) -> Cancellable {
-        guard let context = context(for: "onChange(of:)", fileID: fileID, filePath: filePath, line: line, column: column),
-              let model = context.liveModel(M.self)
+        guard let context = context(for: "onChange(of:)", fileID: fileID, filePath: filePath, line: line, column: column)
         else { return Cancellable() }
+        // A removed model no longer holds its value: it reports, as a failed start does.
+        guard let model = context.liveModel(M.self) else {
+            context.reportWorkNotStarted(fileID: fileID, filePath: filePath, line: line, column: column)
+            return Cancellable()
+        }
         let value = ObservedValue<Value>(isDuplicate: isDuplicate)
         let observer = ExpressionObserver(
             hierarchy: context.hierarchy,
@@ -221,13 +225,16 @@ extension Context {
         _ observer: ExpressionObserver, initial: Bool,
         fileID: StaticString, filePath: StaticString, line: UInt, column: UInt
     ) -> Cancellable {
-        guard startObserver(observer, deliverInitial: initial),
-              let workID = registerWork(
-                isTask: false,
-                onCancel: { observer.cancel() },
-                location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
-              )
-        else {
+        guard startObserver(observer, deliverInitial: initial) else {
+            observer.cancel()
+            reportWorkNotStarted(fileID: fileID, filePath: filePath, line: line, column: column)
+            return Cancellable()
+        }
+        guard let workID = registerWork(
+            isTask: false,
+            onCancel: { observer.cancel() },
+            location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        ) else {
             observer.cancel()
             return Cancellable()
         }

@@ -46,12 +46,27 @@ extension Context {
         }
     }
 
+    /// Reports work that did not start because the model was removed or is a frozen copy, as
+    /// ``registerWork(isTask:onCancel:location:)`` does, for work that failed before registering
+    /// (an `onChange` observer, which starts first). Quiet where `registerWork` is: for the model's
+    /// own work as it unwinds, and for a model removed while its `onActivate` runs.
+    @usableFromInline
+    final func reportWorkNotStarted(fileID: StaticString, filePath: StaticString, line: UInt, column: UInt) {
+        let activating = ActivationScope.current.value
+        let refusal: WriteRefusal? = lock.withShortLock {
+            guard !state.isLive, !(activating === self && state == .destructed) else { return nil }
+            return writeRefusal
+        }
+        guard let refusal else { return }
+        reportRefusedWork(refusal, location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+    }
+
     /// Reports work started on a removed model or a frozen copy (not by the model's own work
     /// unwinding after its removal, which is quiet, see `writeRefusal`).
     private final func reportRefusedWork(_ refusal: WriteRefusal, location: SourceLocation) {
         let state: ModelLifetime = refusal == .frozen ? .frozen : .destructed
         hierarchy.deferIssue(ModelIssue(
-            "Work (a task, forEach, task(id:) or onCancel) was started on \(state.describing(typeName)); it did not start.",
+            "Work (a task, forEach, task(id:), onChange or onCancel) was started on \(state.describing(typeName)); it did not start.",
             fixes: [
                 "Keep a reference to the model's current place instead of a removed copy.",
                 "Check `model.lifetime == .anchored` before starting work from long-lived callbacks.",

@@ -210,9 +210,22 @@ extension ReportedIssueTests {
                 item.node.task {}
                 frozen.node.forEach(AsyncStream<Int> { $0.finish() }) { _ in }
                 #expect(capture.messages.map { $0.components(separatedBy: "\n")[0] } == [
-                    "Work (a task, forEach, task(id:) or onCancel) was started on a MisuseItem that was removed from its hierarchy; it did not start.",
-                    "Work (a task, forEach, task(id:) or onCancel) was started on a frozen copy of MisuseItem; it did not start.",
+                    "Work (a task, forEach, task(id:), onChange or onCancel) was started on a MisuseItem that was removed from its hierarchy; it did not start.",
+                    "Work (a task, forEach, task(id:), onChange or onCancel) was started on a frozen copy of MisuseItem; it did not start.",
                 ])
+            }
+        }
+
+        @Test func onChangeOnARemovedModelOrAFrozenCopyIsReported() async {
+            await IssueCapture.run(matching: "MisuseItem") { capture in
+                let (item, frozen) = removedModelAndFrozenCopy()
+                item.node.onChange(of: \.count) { _, _ in }
+                item.node.onChange(of: item.count) { _, _ in }
+                frozen.node.onChange(of: \.count, initial: true) { _, _ in }
+                frozen.node.onChange(of: frozen.count) { _, _ in }
+                let removed = "Work (a task, forEach, task(id:), onChange or onCancel) was started on a MisuseItem that was removed from its hierarchy; it did not start."
+                let copy = "Work (a task, forEach, task(id:), onChange or onCancel) was started on a frozen copy of MisuseItem; it did not start."
+                #expect(capture.messages.map { $0.components(separatedBy: "\n")[0] } == [removed, removed, copy, copy])
             }
         }
 

@@ -330,7 +330,7 @@ extension ReportedIssueTests {
                     "Wrote to Page.text of a destructed Page; the write was ignored.",
                     "Wrote to Document.saveCount of a destructed Document; the write was ignored.",
                     #"Document sent saved(title: "Notes") after it was removed from its hierarchy; the event was not delivered."#,
-                    "Work (a task, forEach, task(id:) or onCancel) was started on a Document that was removed from its hierarchy; it did not start.",
+                    "Work (a task, forEach, task(id:), onChange or onCancel) was started on a Document that was removed from its hierarchy; it did not start.",
                     "A destructed Document was added to Workspace.documents; destructed models cannot be anchored again.",
                 ])
                 #expect(notes.title == "Notes")
