@@ -401,7 +401,7 @@ extension Context {
     ) {
         let issue: ModelIssue? = hierarchy.withSection {
             guard state.isLive else {
-                return rejectedKeyedWrite("environment." + keyDisplayName(key, suffixes: environmentSuffixes))
+                return rejectedKeyedWrite("environment." + keyDisplayName(key, suffixes: environmentSuffixes), removing: value == nil)
             }
             let entry = environmentEntry(key)
             if value == nil && entry.own == nil { return nil }
@@ -455,22 +455,23 @@ extension Context {
         }
     }
 
-    /// Why a write of an environment value or preference (`name`) is refused in the current state.
-    /// Caller holds the lock.
-    final func rejectedKeyedWrite(_ name: String) -> ModelIssue? {
+    /// Why a write of an environment value or preference (`name`) is refused in the current state;
+    /// `removing` for a removal (`removeEnvironment`, `removePreference`). Caller holds the lock.
+    final func rejectedKeyedWrite(_ name: String, removing: Bool) -> ModelIssue? {
         let property = "\(typeName).\(name)"
+        let (verb, outcome) = removing ? ("Removed", "nothing was removed") : ("Set", "the value was ignored")
         switch writeRefusal {
         case nil:
             return nil
         case .destructed:
             return ModelIssue(
-                "Set \(property) of a destructed \(typeName); the value was ignored.",
+                "\(verb) \(property) of a destructed \(typeName); \(outcome).",
                 fixes: ["Keep a reference to the model's current place instead of a removed copy."]
             )
         case .frozen:
             return ModelIssue(
-                "Set \(property) of a frozen copy of \(typeName); the value was ignored.",
-                fixes: ["Set the value on the live model instead of its `frozenCopy`."]
+                "\(verb) \(property) of a frozen copy of \(typeName); \(outcome).",
+                fixes: ["\(removing ? "Remove" : "Set") the value on the live model instead of its `frozenCopy`."]
             )
         }
     }

@@ -386,7 +386,7 @@ extension Context {
     ) {
         let issue: ModelIssue? = hierarchy.withSection {
             guard state.isLive else {
-                return rejectedKeyedWrite("preference." + keyDisplayName(key, suffixes: preferenceSuffixes))
+                return rejectedKeyedWrite("preference." + keyDisplayName(key, suffixes: preferenceSuffixes), removing: value == nil)
             }
             let entry = preferenceEntry(key)
             let old = entry.contribution

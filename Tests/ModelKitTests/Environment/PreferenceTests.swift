@@ -230,6 +230,22 @@ extension ReportedIssueTests {
                 ) == true)
             }
         }
+
+        @Test func removingFromARemovedModelOrAFrozenCopySaysItWasARemoval() async {
+            await IssueCapture.run(matching: "PrefPanel") { capture in
+                let root = PrefPanel().withAnchor()
+                let child = PrefPanel()
+                root.children = [child]
+                let frozen = child.frozenCopy
+                root.children = []
+                child.node.removePreference(\.unsavedCount)
+                frozen.node.removeEnvironment(\.theme)
+                #expect(capture.messages.map { $0.components(separatedBy: "\n")[0] } == [
+                    "Removed PrefPanel.preference.unsavedCount of a destructed PrefPanel; nothing was removed.",
+                    "Removed PrefPanel.environment.theme of a frozen copy of PrefPanel; nothing was removed.",
+                ])
+            }
+        }
     }
 }
 
