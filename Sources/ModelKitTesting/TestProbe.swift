@@ -184,11 +184,13 @@ public final class TestProbe: Sendable {
         }
     }
 
-    /// The unasserted calls up to `sequence`, marking them asserted (they are reported once).
-    func takeUnasserted(upTo sequence: UInt64) -> [Call] {
+    /// The unasserted calls after `start` up to `sequence`, marking them asserted (they are reported
+    /// once).
+    func takeUnasserted(after start: UInt64 = 0, upTo sequence: UInt64) -> [Call] {
         calls.withLock { calls in
             var taken: [Call] = []
-            for index in calls.indices where !calls[index].isAsserted && calls[index].sequence <= sequence {
+            for index in calls.indices
+            where !calls[index].isAsserted && calls[index].sequence > start && calls[index].sequence <= sequence {
                 taken.append(calls[index])
                 calls[index].isAsserted = true
             }

@@ -5,16 +5,19 @@ extension Tester {
     /// the categories of the exhaustivity in force when each was recorded (probe calls: of the
     /// current ``exhaustivity``); prints the rest when ``showSkippedAssertions`` is set. Reported
     /// and skipped items are forgotten.
-    func checkExhaustivity(upTo sequence: UInt64, at location: SourceLocation) {
+    func checkExhaustivity(after start: UInt64 = 0, upTo sequence: UInt64, at location: SourceLocation) {
         let (changes, events, probes, exhaustivity, showSkipped) = state.log.withLock { log in
+            let isChecked = { (entrySequence: UInt64) in entrySequence > start && entrySequence <= sequence }
             // `.private` properties' changes need no assertion (API.md section 11).
-            let changes = log.changes.filter { $0.sequence <= sequence && !$0.record.isPrivate }
-            let events = log.events.filter { $0.sequence <= sequence }
-            log.changes.removeAll { $0.sequence <= sequence }
-            log.events.removeAll { $0.sequence <= sequence }
+            let changes = log.changes.filter { isChecked($0.sequence) && !$0.record.isPrivate }
+            let events = log.events.filter { isChecked($0.sequence) }
+            log.changes.removeAll { isChecked($0.sequence) }
+            log.events.removeAll { isChecked($0.sequence) }
             return (changes, events, log.probes, log.exhaustivity, log.showSkippedAssertions)
         }
-        let probeCalls = probes.flatMap { probe in probe.takeUnasserted(upTo: sequence).map { (probe, $0) } }
+        let probeCalls = probes.flatMap { probe in
+            probe.takeUnasserted(after: start, upTo: sequence).map { (probe, $0) }
+        }
 
         for category in ExhaustivityCategory.allCases {
             let entries = changes.filter { ExhaustivityCategory(of: $0.record) == category }
@@ -72,13 +75,15 @@ extension Tester {
         _ body: () async throws -> Result
     ) async rethrows -> Result {
         let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        // What happened before the scope is left to the next assertion or the end of the test.
+        let start = Sequencer.current
         let previous = state.log.withLock { log in
             defer { log.exhaustivity = exhaustivity }
             return log.exhaustivity
         }
         func end() async {
             await settle()
-            checkExhaustivity(upTo: Sequencer.current, at: location)
+            checkExhaustivity(after: start, upTo: Sequencer.current, at: location)
             state.log.withLock { $0.exhaustivity = previous }
         }
         do {

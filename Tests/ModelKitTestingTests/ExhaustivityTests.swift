@@ -281,6 +281,16 @@ import Testing
         }
     }
 
+    @Test func aChangeMadeBeforeTheScopeIsLeftToTheNextAssertion() async {
+        let (model, tester) = Counter().andTester()
+        model.incrementTapped()  // asserted after the scope, which asserts nothing
+        await tester.withExhaustivity(.off) {
+            model.name = "skipped"
+        }
+        await tester.assert(model.count == 1)
+        await tester.finish()
+    }
+
     @Test func withExhaustivityReturnsTheBodysResult() async {
         let (model, tester) = Counter().andTester()
         let count = await tester.withExhaustivity(.off) {
