@@ -324,6 +324,8 @@ extension ReportedIssueTests {
                 page.text = "y"
                 notes.save()
                 notes.node.task {}
+                notes.node.onChange(of: \.title) { _, _ in }
+                notes.node.removeEnvironment(\.editorTheme)
                 workspace.open(notes)
                 #expect(capture.messages.map { $0.prefix { $0 != "\n" } } == [
                     "Wrote to Document.title of a destructed Document; the write was ignored.",
@@ -331,10 +333,33 @@ extension ReportedIssueTests {
                     "Wrote to Document.saveCount of a destructed Document; the write was ignored.",
                     #"Document sent saved(title: "Notes") after it was removed from its hierarchy; the event was not delivered."#,
                     "Work (a task, forEach, task(id:), onChange or onCancel) was started on a Document that was removed from its hierarchy; it did not start.",
+                    "Work (a task, forEach, task(id:), onChange or onCancel) was started on a Document that was removed from its hierarchy; it did not start.",
+                    "Removed Document.environment.editorTheme of a destructed Document; nothing was removed.",
                     "A destructed Document was added to Workspace.documents; destructed models cannot be anchored again.",
                 ])
                 #expect(notes.title == "Notes")
                 #expect(workspace.documents[DocumentID(2)]?.lifetime == .destructed)
+            }
+        }
+
+        @Test func aRefreshCarryingModifiersContinuesTheSharedDocumentAndSaysTheyWereIgnored() async {
+            await IssueCapture.run(matching: "Document") { capture in
+                let log = Log()
+                let workspace = Workspace(log: log)
+                let anchor = workspace.withAnchor()
+                defer { withExtendedLifetime(anchor) {} }
+                workspace.open(Document(id: DocumentID(1), title: "Draft", log: log))
+                workspace.selection = .document(workspace.documents[DocumentID(1)]!)
+                workspace.open(
+                    Document(id: DocumentID(1), title: "Server", log: log)
+                        .withActivation { _ in log.add("refresh activated") }
+                )
+                #expect(workspace.selection.document?.title == "Server")
+                #expect(log.count(of: "refresh activated") == 0)
+                #expect(log.count(of: "activate doc1") == 1)
+                #expect(capture.messages.map { $0.prefix { $0 != "\n" } } == [
+                    "A new Document with the id of a live Document continued it (same-id continuity); what was set on the new instance with `withDependencies`, `withActivation` or `_withPrintChanges` was ignored.",
+                ])
             }
         }
 
