@@ -174,6 +174,24 @@ extension Context {
         }
     }
 
+    /// A Tester's assertion that reads virtual property `index` through a memoized value computed
+    /// from it asserts what reading it directly would: the environment value where it was set, the
+    /// contributions folded into a preference. Call without holding the lock.
+    final func recordKeyedReadForAssertion(_ index: Int) {
+        guard let kind = KeyedKind.of(index) else { return }
+        let entry: KeyedEntry? = withReadLock {
+            let position = index - kind.base
+            let ordered = kind == .environment ? extras?.values?.orderedEnvironment : extras?.values?.orderedPreferences
+            guard let ordered, ordered.indices.contains(position) else { return nil }
+            return ordered[position]
+        }
+        switch entry {
+        case let cache as EnvironmentCache: recordEnvironmentSource(cache)
+        case let fold as PreferenceFold: recordContributors(fold.keyID)
+        default: break
+        }
+    }
+
     /// Runs `body` holding the lock (or under this thread's section).
     @inline(__always)
     final func withReadLock<R>(_ body: () -> R) -> R {

@@ -312,7 +312,7 @@ extension Context {
     /// A Tester's assertion reading the value here asserts the change where it was set, and the
     /// changes of the ancestors in between that have an entry for the key: a value removed there
     /// (`removeEnvironment`) is what this model now reads past.
-    private final func recordEnvironmentSource(_ entry: EnvironmentCache) {
+    final func recordEnvironmentSource(_ entry: EnvironmentCache) {
         let reads: [(Context, Int)] = withReadLock {
             var reads: [(Context, Int)] = []
             // Its own value: the read of its entry is all there is to assert.

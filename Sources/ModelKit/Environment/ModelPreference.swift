@@ -342,7 +342,7 @@ extension Context {
     }
 
     /// A Tester's assertion reading a fold asserts the contributions folded into it.
-    private final func recordContributors(_ id: ObjectIdentifier) {
+    final func recordContributors(_ id: ObjectIdentifier) {
         for (context, index) in withReadLock({ contributors(id) }) where context !== self {
             _ = AccessRecording.record(context, index)
         }

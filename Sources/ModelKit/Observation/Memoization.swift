@@ -315,7 +315,10 @@ extension Context {
 
     /// Adds `reads` to the recording of the Tester's assertion running on this thread.
     private final func recordForAssertion(_ reads: [AccessRecording.Read]) {
-        for read in reads { _ = AccessRecording.record(read.context, read.index) }
+        for read in reads {
+            _ = AccessRecording.record(read.context, read.index)
+            if KeyedKind.of(read.index) != nil { read.context.recordKeyedReadForAssertion(read.index) }
+        }
     }
 
     /// Computes a memoized value not cached yet (creating its entry), and reads it with `read`;
