@@ -46,15 +46,19 @@ final class ContextExtras {
     /// What a destructed context leaves to do once the lock is released.
     struct TeardownWork {
         var tasks: [Task<Void, Never>] = []
+        /// The handlers of task entries (a `forEach`'s flag): they run before the tasks are
+        /// cancelled, whose cancellation may hand the loop one last element (a debounce flushing).
+        var beforeCancellingTasks: [@Sendable () -> Void] = []
         var onCancel: [@Sendable () -> Void] = []
         var finishers: [@Sendable () -> Void] = []
         /// The context torn down, whose `onCancel` handlers run as its work (see `perform()`).
         var owner: Context?
 
         /// Whether there is nothing to do.
-        var isEmpty: Bool { tasks.isEmpty && onCancel.isEmpty && finishers.isEmpty }
+        var isEmpty: Bool { tasks.isEmpty && beforeCancellingTasks.isEmpty && onCancel.isEmpty && finishers.isEmpty }
 
         func perform() {
+            for handler in beforeCancellingTasks { handler() }
             for task in tasks { task.cancel() }
             if !onCancel.isEmpty {
                 // As the model's own work, like a cancelled task's `defer`: a handler writing back
@@ -88,7 +92,9 @@ final class ContextExtras {
         for id in work.keys.sorted() {
             let entry = work[id]!
             if let task = entry.task { result.tasks.append(task) }
-            if let handler = entry.onCancel { result.onCancel.append(handler) }
+            if let handler = entry.onCancel {
+                if entry.isTask { result.beforeCancellingTasks.append(handler) } else { result.onCancel.append(handler) }
+            }
             if keepsTasks && entry.isTask {
                 markCancelled(id)
                 keptTasks = true

@@ -131,10 +131,12 @@ extension Context {
 
     private final func perform(cancelling entries: [ContextExtras.WorkEntry]) {
         for entry in entries {
-            entry.task?.cancel()
+            // The handler first: a task's handler is a `forEach`'s flag, which must be set before
+            // the task's cancellation can hand the loop one last element (a debounce flushing).
             if let handler = entry.onCancel {
                 CurrentWork.$owner.withValue(self) { handler() }
             }
+            entry.task?.cancel()
         }
         if !entries.isEmpty { hierarchy.testing?.workDidFinish() }
     }
