@@ -406,8 +406,12 @@ extension Context {
             let entry = environmentEntry(key)
             if value == nil && entry.own == nil { return nil }
             let (old, _, _) = resolveEnvironment(key)
+            // A value holding no references (`_isPOD`) keeps nothing alive: it need not be released
+            // after the lock, nor the caches holding it emptied.
+            let holdsReferences = !_isPOD(Key.Value.self)
             var released = TeardownBatch()
-            if let replaced = entry.replaceOwn(with: value) { released.releaseLater(replaced) }
+            let replaced = entry.replaceOwn(with: value)
+            if holdsReferences, let replaced { released.releaseLater(replaced) }
             // Every cached environment value is checked again on its next read (it is valid for one
             // `structureVersion`, which also moves whenever the tree's shape changes).
             hierarchy.structureVersion &+= 1
@@ -416,8 +420,8 @@ extension Context {
                 hierarchy.record(PendingChange(context: self, index: entry.index, old: old, new: new))
                 // The caches of the value replaced are emptied now, not at their next read, which
                 // may never come: they would keep it alive as long as their models.
-                if let cached = entry.takeCachedValue() { released.releaseLater(cached) }
-                notifyInheritingReaders(ObjectIdentifier(key), releasing: &released)
+                if holdsReferences, let cached = entry.takeCachedValue() { released.releaseLater(cached) }
+                notifyInheritingReaders(ObjectIdentifier(key), emptyingCaches: holdsReferences, releasing: &released)
             }
             // Released after the lock: a value's deinit may run any code.
             if !released.isEmpty { hierarchy.pendingActions.append(.teardown(released)) }
@@ -429,13 +433,15 @@ extension Context {
 
     /// Queues a derived change for each descendant that read the key `id` and inherits it from this
     /// model. Caller holds the lock for a section.
-    private final func notifyInheritingReaders(_ id: ObjectIdentifier, releasing released: inout TeardownBatch) {
+    private final func notifyInheritingReaders(
+        _ id: ObjectIdentifier, emptyingCaches: Bool, releasing released: inout TeardownBatch
+    ) {
         forEachInheritor { child in
             guard let entry = child.extras?.values?.environment[id] else { return true }
             // A model that set its own value shields its subtree.
             if entry.setsOwnValue { return false }
             hierarchy.record(PendingChange(context: child, index: entry.index, old: nil, new: nil))
-            if let cache = entry as? EnvironmentCache, let cached = cache.takeCachedValue() {
+            if emptyingCaches, let cache = entry as? EnvironmentCache, let cached = cache.takeCachedValue() {
                 released.releaseLater(cached)
             }
             return true

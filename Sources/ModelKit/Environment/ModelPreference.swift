@@ -148,9 +148,16 @@ class PreferenceFold: KeyedEntry {
 
     @usableFromInline static var blockSize: Int { 32 }
 
-    init(index: Int, name: String, keyID: ObjectIdentifier, context: Context) {
+    /// Whether the key's values may hold references. Values that hold none (`_isPOD`) keep nothing
+    /// alive, so the caches of an out-of-date fold need not be emptied: its next fold replaces them.
+    /// (Known here, out of the generic subclass, whose methods run unspecialized: calling one costs
+    /// the metadata lookups of its value type.)
+    final let holdsReferences: Bool
+
+    init(index: Int, name: String, keyID: ObjectIdentifier, context: Context, holdsReferences: Bool) {
         self.keyID = keyID
         self.context = context
+        self.holdsReferences = holdsReferences
         super.init(index: index, kind: .preference, name: name)
     }
 
@@ -179,8 +186,9 @@ class PreferenceFold: KeyedEntry {
 
     /// Empties what an invalid fold caches (its fold, and the combinations of its blocks not up to
     /// date), which may hold a contribution removed since, into `released`, to release after the
-    /// lock; the next read folds again. Caller holds the lock, with the fold invalid.
-    func dropCachedValues(into released: inout TeardownBatch) {}
+    /// lock; the next read folds again. Called only when ``holdsReferences``. Caller holds the lock,
+    /// with the fold invalid.
+    func dropCachedValues(into released: inout [Any]) {}
 
     /// The parents' folds that still hold this one, each having its block invalidated.
     final func invalidateParentBlocks() -> [PreferenceFold] {
@@ -224,18 +232,18 @@ final class PreferenceEntry<Key: ModelPreferenceKey>: PreferenceFold {
         return valuesAreEqual(before, now) == true
     }
 
-    override func dropCachedValues(into released: inout TeardownBatch) {
+    override func dropCachedValues(into released: inout [Any]) {
         if let piece {
-            released.releaseLater(piece)
+            released.append(piece)
             self.piece = nil
         }
         if let folded {
-            released.releaseLater(folded)
+            released.append(folded)
             self.folded = nil
         }
         for block in blockPieces.indices where !validBlocks[block] {
             if let blockPiece = blockPieces[block] {
-                released.releaseLater(blockPiece)
+                released.append(blockPiece)
                 blockPieces[block] = nil
             }
         }
@@ -311,7 +319,9 @@ extension Context {
             return unsafeDowncast(entry, to: PreferenceEntry<Key>.self)
         }
         let name = "preference." + keyDisplayName(key, suffixes: preferenceSuffixes)
-        let entry = addEntry(.preference) { PreferenceEntry<Key>(index: $0, name: name, keyID: ObjectIdentifier(key), context: self) }
+        let entry = addEntry(.preference) { PreferenceEntry<Key>(
+                index: $0, name: name, keyID: ObjectIdentifier(key), context: self, holdsReferences: !_isPOD(Key.Value.self)
+            ) }
         ensuredValues.preferences[ObjectIdentifier(key)] = entry
         return entry
     }
@@ -413,13 +423,20 @@ extension Context {
         var stack = entry.invalidateParentBlocks()
         // What the invalid folds cached (a contribution removed since among it) is emptied now, not
         // at their next read, which may never come: it would keep it alive as long as their models.
-        var released = TeardownBatch()
-        entry.dropCachedValues(into: &released)
-        defer { if !released.isEmpty { hierarchy.pendingActions.append(.teardown(released)) } }
+        var released: [Any] = []
+        if entry.holdsReferences { entry.dropCachedValues(into: &released) }
+        defer {
+            // Released after the lock: a value's deinit may run any code.
+            if !released.isEmpty {
+                var batch = TeardownBatch()
+                for value in released { batch.releaseLater(value) }
+                hierarchy.pendingActions.append(.teardown(batch))
+            }
+        }
         while let fold = stack.popLast() {
             // An invalid fold has no valid fold above it: nothing more to do there.
             guard fold.isValid, fold.context.state.isLive else {
-                if !fold.isValid { fold.dropCachedValues(into: &released) }
+                if !fold.isValid, fold.holdsReferences { fold.dropCachedValues(into: &released) }
                 continue
             }
             // After a change of the tree's shape, the fold may well be what it was (a child that
@@ -428,7 +445,7 @@ extension Context {
             // fold them at the commit (in code not specialized for the key) on every such write.
             if structure { fold.keepValueBeforeInvalidation() }
             fold.isValid = false
-            fold.dropCachedValues(into: &released)
+            if fold.holdsReferences { fold.dropCachedValues(into: &released) }
             hierarchy.record(PendingChange(context: fold.context, index: fold.index, old: nil, new: nil))
             stack.append(contentsOf: fold.invalidateParentBlocks())
         }
