@@ -36,8 +36,10 @@ public struct DebounceSequence<Base: AsyncSequence & Sendable>: AsyncSequence, S
             }
         }
         continuation.onTermination = { _ in
-            task.cancel()
+            // The pending element first: cancelling the task ends the base loop, whose end would
+            // otherwise hand the pending element on as the sequence's last.
             debouncer.cancel()
+            task.cancel()
         }
         return stream.makeAsyncIterator()
     }
