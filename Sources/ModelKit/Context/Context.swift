@@ -328,14 +328,24 @@ final class Context: @unchecked Sendable {
     }
 
     /// Why the current state refuses a write with a report (of a tracked property, an environment
-    /// value or a preference); nil when it is accepted, and for the model's own task unwinding
-    /// after its removal, whose writes are ignored quietly. Caller holds the lock.
+    /// value or a preference); nil when it is accepted, and for work ending after a removal, whose
+    /// writes are ignored quietly (see ``isWrittenByEndingWork``). Caller holds the lock.
     final var writeRefusal: WriteRefusal? {
         switch state {
         case .anchored, .active: nil
-        case .destructed: CurrentWork.owner === self ? nil : .destructed
+        case .destructed: isWrittenByEndingWork ? nil : .destructed
         case .frozen: .frozen
         }
+    }
+
+    /// Whether the running work is that of a removed model of this hierarchy, ending: the model's
+    /// own (a cancelled task's `defer`, an `onCancel` handler), or that of a removed ancestor, which
+    /// went with it (a conversation's send task clearing its draft child as the conversation is
+    /// deleted). Off the hot path: only asked of a destructed context. Caller holds the lock, which
+    /// is the owner's too when it is of this hierarchy.
+    private final var isWrittenByEndingWork: Bool {
+        guard let owner = CurrentWork.owner else { return false }
+        return owner === self || (owner.hierarchy === hierarchy && owner.state == .destructed)
     }
 
     /// See ``writeRefusal``.

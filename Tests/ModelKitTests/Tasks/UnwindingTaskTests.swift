@@ -34,6 +34,16 @@ private struct UnwindingParent: Model {
     }
 }
 
+/// Holds a parent, so that removing the parent removes its loader with it.
+private struct UnwindingHolder: Model {
+    var node = ModelNode<Self>()
+    @Tracked var parent: UnwindingParent? = nil
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track(\.$parent)
+    }
+}
+
 extension ReportedIssueTests {
     @Suite struct UnwindingTaskTests {
         @Test func removedModelsOwnTaskMayWriteAsItUnwindsWithoutAReport() async {
@@ -52,6 +62,35 @@ extension ReportedIssueTests {
                 #expect(loader.lifetime == .destructed)
                 // The write was ignored (the model keeps its last live value) and not reported.
                 #expect(loader.isLoading)
+                #expect(capture.messages.isEmpty)
+            }
+        }
+
+        @Test func removedModelsEndingTaskMayWriteToTheChildRemovedWithItWithoutAReport() async {
+            // A conversation's send task, cancelled as the conversation is deleted, clears its
+            // draft child: the child went with it, and the write is ignored as quietly.
+            await IssueCapture.run(matching: "UnwindingLoader") { capture in
+                let holder = UnwindingHolder().withAnchor()
+                let loader = UnwindingLoader(id: 1)
+                let parent = UnwindingParent()
+                parent.loader = loader
+                holder.parent = parent
+                let started = Gate(), wrote = Locked(false)
+                parent.node.task {
+                    started.open()
+                    defer {
+                        loader.isLoading = true
+                        wrote.value = true
+                    }
+                    await waitForCancellation()
+                }
+                await started.enter()
+
+                holder.parent = nil
+
+                #expect(await eventually { wrote.value })
+                #expect(loader.lifetime == .destructed)
+                #expect(!loader.isLoading)
                 #expect(capture.messages.isEmpty)
             }
         }
