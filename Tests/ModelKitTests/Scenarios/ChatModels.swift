@@ -43,6 +43,8 @@ struct ChatClient: Sendable {
     var incoming: @Sendable () -> AsyncStream<WireMessage>
     /// One page of history, starting at `offset`.
     var page: @Sendable (_ offset: Int) async -> [WireMessage]
+    /// Posts a message; returns its id.
+    var send: @Sendable (_ text: String) async throws -> Int = { _ in 0 }
 }
 
 extension ChatClient: DependencyKey {
@@ -96,6 +98,7 @@ struct ChatComposer: Model {
     @Tracked var isDirty = false
     @Tracked var isTyping = false
     @Tracked var typingPings = 0
+    @Tracked var isSending = false
 
     init(id: UUID) { self.id = id }
 
@@ -118,6 +121,7 @@ struct ChatComposer: Model {
         r.track(\.$isDirty, options: .transient)
         r.track(\.$isTyping, options: .transient)
         r.track(\.$typingPings, options: .transient)
+        r.track(\.$isSending, options: .transient)
     }
 }
 
@@ -175,6 +179,21 @@ struct ChatConversation: Model {
     }
 
     func markRead() { unread = 0 }
+
+    /// Posts the draft; the composer shows it is sending until the server answers (or the
+    /// conversation is deleted meanwhile, which cancels the post).
+    func sendTapped() {
+        let text = composer.text
+        composer.isSending = true
+        node.task {
+            defer { composer.isSending = false }
+            let id = try await node.chatClient.send(text)
+            node.transaction {
+                messages.append(ChatMessage(WireMessage(id: id, author: node.environment.chatUser.id, text: text, day: 0)))
+                composer.text = ""
+            }
+        }
+    }
 
     static func register(_ r: inout ModelRegistrar<Self>) {
         r.track(\.$title)

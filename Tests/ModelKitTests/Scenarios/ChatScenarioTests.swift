@@ -13,16 +13,22 @@ private final class FakeServer: Sendable {
     let stream: AsyncStream<WireMessage>
     let continuation: AsyncStream<WireMessage>.Continuation
     let history: Int
+    let clock: TestClock
 
-    init(history: Int = 0) {
+    init(history: Int = 0, clock: TestClock) {
         (stream, continuation) = AsyncStream.makeStream(of: WireMessage.self)
         self.history = history
+        self.clock = clock
     }
 
+    /// Pages of history at once; a post takes the server a second and gets the id 1000.
     var client: ChatClient {
-        let stream = stream, history = history
+        let stream = stream, history = history, clock = clock
         return ChatClient(incoming: { stream }, page: { offset in
             (offset..<min(offset + 50, history)).map { WireMessage(id: $0, author: $0 % 2, text: "m\($0)", day: $0 / 40) }
+        }, send: { _ in
+            try await clock.sleep(for: .seconds(1))
+            return 1000
         })
     }
 
@@ -33,8 +39,13 @@ private final class FakeServer: Sendable {
 
 private struct ChatHarness {
     let clock = TestClock()
-    let general = FakeServer(history: 120)
-    let random = FakeServer()
+    let general: FakeServer
+    let random: FakeServer
+
+    init() {
+        general = FakeServer(history: 120, clock: clock)
+        random = FakeServer(clock: clock)
+    }
 
     func start() -> (ChatApp, Tester) {
         let app = ChatApp(conversations: [
@@ -297,6 +308,44 @@ private struct ChatHarness {
         }
         #expect(general.lifetime == .destructed)
         #expect(general.composer.lifetime == .destructed)
+        await tester.finish()
+    }
+
+    @Test func aPostedDraftBecomesAMessageAndDeletingTheConversationMidPostIsQuiet() async throws {
+        let h = ChatHarness()
+        let (app, tester) = h.start()
+        app.signIn(ChatUser(id: 5, name: "Ada"))
+        let general = app.conversations[0], random = app.conversations[1]
+        general.composer.text = "hello"
+        general.sendTapped()
+        await h.clock.advance(by: .seconds(1))
+        await tester.assert {
+            app.user.id == 5
+            general.messages.map(\.text) == ["hello"]
+            general.messages[0].isMine
+            general.composer.text == ""
+            !general.composer.isSending
+            general.composer.typingPings == 1
+            !general.composer.isTyping
+            general.composer.isDirty
+        }
+
+        // Deleted while posting: the post is cancelled, and its `defer` clearing the (removed)
+        // composer's flag is ignored without a report, as a write to the conversation would be.
+        random.composer.text = "bye"
+        random.sendTapped()
+        await tester.assert {
+            random.composer.text == "bye"
+            random.composer.isSending
+            random.composer.isTyping
+            random.composer.typingPings == 1
+            random.composer.isDirty
+        }
+        app.delete(randomID)
+        await tester.assert(app.conversations.map(\.id) == [generalID])
+        await tester.settle()
+        #expect(random.lifetime == .destructed && random.composer.lifetime == .destructed)
+        #expect(random.messages.isEmpty)
         await tester.finish()
     }
 
