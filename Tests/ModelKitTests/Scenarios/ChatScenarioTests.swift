@@ -37,6 +37,16 @@ private final class FakeServer: Sendable {
     }
 }
 
+/// A plain sum, to show why the app merges its unread counts by id.
+private struct SummedUnreadKey: ModelPreferenceKey {
+    static let defaultValue = 0
+    static func reduce(value: inout Int, nextValue: Int) { value += nextValue }
+}
+
+extension ModelPreferenceValues {
+    fileprivate var summedUnread: Int { get { self[SummedUnreadKey.self] } set { self[SummedUnreadKey.self] = newValue } }
+}
+
 private struct ChatHarness {
     let clock = TestClock()
     let general: FakeServer
@@ -129,6 +139,27 @@ private struct ChatHarness {
         #expect(app.messageCount == 1)
         #expect(app.node.mapHierarchy(for: .descendants) { ($0 as? ChatConversation)?.title } == ["general", "random"])
         #expect(!app.selected!.node.isUniquelyReferenced)
+        await tester.finish()
+    }
+
+    @Test func aSelectedConversationContributesUnderEachOfItsPlaces() async {
+        // Environment.md: "A shared model contributes once under each of its places." A summed
+        // count counts the selected conversation twice; the app's count, merged by id, once.
+        let h = ChatHarness()
+        let (app, tester) = h.start()
+        h.random.deliver(1, "x")
+        await tester.assert {
+            app.conversations[1].messages.count == 1
+            app.conversations[1].unread == 1
+            app.unreadTotal == 1
+        }
+        app.selected = app.conversations[1]
+        app.conversations[1].node.preference.summedUnread = 1
+        await tester.assert {
+            app.selected?.id == randomID
+            app.node.preference.summedUnread == 2
+            app.unreadTotal == 1
+        }
         await tester.finish()
     }
 
@@ -233,6 +264,7 @@ private struct ChatHarness {
             selected.composer.isDirty
         }
 
+        let random = app.conversations[1]
         let printed = Log()
         let printing = app._printChanges { printed.add($0) }
         app.sync([
@@ -245,11 +277,22 @@ private struct ChatHarness {
             selected.title == "General"
             message.text == "hi (edited)"
         }
-        #expect(printed.all.contains { $0.contains("ChatApp.conversations[0].title: \"general\" → \"General\"") })
+        // The list's diff shows the replaced conversation; the continued one's values are their own
+        // lines, in the order they were applied (the list first, where the write came).
+        let lines = printed.all
+        #expect(lines.count == 3)
+        #expect(lines.first?.hasPrefix("ChatApp.conversations:\n") == true)
+        #expect(lines.first?.contains("-     title: \"random\",\n+     title: \"support\",") == true)
+        #expect(lines.first?.contains("      title: \"General\",") == true)
+        #expect(lines.dropFirst() == [
+            "ChatApp.conversations[0].title: \"general\" → \"General\"",
+            "ChatApp.conversations[0].messages[0].text: \"hi\" → \"hi (edited)\"",
+        ])
 
         // Continued, not replaced: the same live models, the draft kept (the server sends none),
         // the typing indicator's task and the incoming stream still running.
         #expect(selected.lifetime == .anchored && message.lifetime == .anchored)
+        #expect(random.lifetime == .destructed)
         #expect(app.selected?.id == generalID)
         h.general.deliver(2, "still here")
         await tester.assert {
