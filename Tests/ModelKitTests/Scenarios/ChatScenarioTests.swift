@@ -437,4 +437,28 @@ private struct ChatHarness {
         h.general.deliver(2, "late")
         h.random.deliver(1, "late")
     }
+
+    @Test func releasingTheTesterWhileStreamsAreOpenEndsThemWithoutAReport() async {
+        let h = ChatHarness()
+        let ended = Log()
+        h.general.continuation.onTermination = { _ in ended.add("general") }
+        h.random.continuation.onTermination = { _ in ended.add("random") }
+        do {
+            let (app, tester) = h.start()
+            app.conversations[0].composer.text = "x"
+            h.general.deliver(1, "a")
+            await tester.assert {
+                app.conversations[0].composer.text == "x"
+                app.conversations[0].composer.isTyping
+                app.conversations[0].composer.typingPings == 1
+                app.conversations[0].composer.isDirty
+                app.conversations[0].messages.count == 1
+                app.conversations[0].unread == 1
+                app.unreadTotal == 1
+            }
+        }
+        // The tester's release cancelled the `onActivate` loops (and the typing indicator's sleep):
+        // both incoming streams were let go.
+        #expect(await eventually { Set(ended.all) == ["general", "random"] })
+    }
 }
