@@ -332,4 +332,26 @@ import Testing
             """,
         ])
     }
+
+    @Test func aHierarchyQueryReadIsNamedAsOneNotAsAProperty() async {
+        let (parent, tester) = Parent().andTester()
+        parent.counters = [Counter()]
+        let counter = parent.counters[0]
+        await withKnownIssue {
+            await tester.assert(counter.node.mapHierarchy(for: .parent) { $0 as? Counter }.count == 1, timeout: .milliseconds(20))
+        } matching: { issue in
+            text(issue) == """
+            Assertion failed: the predicate was still false after 0.02 s.
+
+              counter.node.mapHierarchy(for: .parent) { $0 as? Counter }.count == 1
+                expected: 1
+                read: Parent.counters[0]'s parents (a hierarchy query)
+
+            To fix, either:
+              • Compare what each predicate expects with the values it read.
+              • If the model needs more time, pass a longer `timeout:` or raise `tester.timeout`.
+            """
+        }
+        await tester.assert(parent.counters.count == 1)
+    }
 }

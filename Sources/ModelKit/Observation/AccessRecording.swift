@@ -100,13 +100,24 @@ package enum ModelAccessRecorder {
 
         /// `Parent.counters[0].count` (path-qualified), for failure messages.
         package var propertyPath: String {
-            context.lock.withShortLock { "\(context.path()).\(context.propertyName(index))" }
+            context.lock.withShortLock { readPath }
+        }
+
+        /// The path of what was read: `Parent.counters[0].count`, or for the virtual properties a
+        /// hierarchy query reads, what they stand for (`Parent.counters[0]'s parents (a hierarchy
+        /// query)`), never their internal names. Caller holds the lock.
+        private var readPath: String {
+            switch index {
+            case Context.placesIndex: "\(context.path())'s parents (a hierarchy query)"
+            case Context.usedDependenciesIndex: "\(context.path())'s model dependencies (a hierarchy query)"
+            default: "\(context.path()).\(context.propertyName(index))"
+            }
         }
 
         /// `CounterModel.count = 1` (path-qualified, with the current value), for failure messages.
         package var currentDescription: String {
             let (path, value): (String, Any?) = context.lock.withShortLock {
-                ("\(context.path()).\(context.propertyName(index))", context.propertyValue(index))
+                (readPath, context.propertyValue(index))
             }
             // Rendered after the lock: the value may hold models of another hierarchy.
             guard let value else { return path }
