@@ -1,0 +1,403 @@
+import Foundation
+import ModelKit
+import ModelKitTesting
+import Testing
+
+// The workout timer of WorkoutTimerModels.swift driven as its team's tests would drive it, under a
+// full-exhaustivity Tester and a TestClock: every tick, phase, event and sound is asserted.
+
+private func issueText(_ issue: Issue) -> String {
+    issue.comments.map(\.rawValue).joined(separator: "\n")
+}
+
+private func makeWorkout() -> Workout {
+    Workout(name: "Intervals", intervals: [
+        WorkoutInterval(id: 1, name: "Warm up", seconds: 3),
+        WorkoutInterval(id: 2, name: "Sprint", seconds: 2),
+        WorkoutInterval(id: 3, name: "Rest", seconds: 1),
+    ])
+}
+
+private struct Harness {
+    let clock = TestClock()
+    let sounds = TestProbe("play")
+    let stops = TestProbe("stop")
+
+    func start(_ workout: Workout = makeWorkout()) -> (Workout, Tester) {
+        let sounds = sounds, stops = stops
+        let (workout, tester) = workout.andTester {
+            $0.continuousClock = clock
+            $0.soundPlayer = SoundPlayer(play: { sounds.call($0, $1) }, stop: { stops.call() })
+        }
+        tester.install(sounds)
+        tester.install(stops)
+        return (workout, tester)
+    }
+
+    /// Starts a session and asserts its first phase.
+    func startSession(_ workout: Workout, _ tester: Tester, phases: [String] = ["Warm up"]) async throws -> WorkoutSession {
+        workout.startTapped()
+        let session = try await tester.unwrap(workout.session)
+        await tester.assert {
+            workout.phases == phases
+            session.didSend(.phaseChanged("Warm up"))
+            sounds.wasCalled(with: "bell", 0)
+            session.remaining == 3
+        }
+        return session
+    }
+}
+
+@Suite struct WorkoutTimerScenarioTests {
+    @Test func aSessionRunsThroughEveryIntervalOnTheClock() async throws {
+        let h = Harness()
+        let (workout, tester) = h.start()
+        let session = try await h.startSession(workout, tester)
+
+        await h.clock.advance(by: .seconds(2))
+        await tester.assert {
+            session.elapsed == 2
+            session.remaining == 1
+        }
+        await h.clock.advance(by: .seconds(1))
+        await tester.assert {
+            session.index == 1
+            session.elapsed == 0
+            session.remaining == 2
+            workout.phases == ["Warm up", "Sprint"]
+            session.didSend(.phaseChanged("Sprint"))
+            h.sounds.wasCalled(with: "bell", 1)
+        }
+        await h.clock.advance(by: .seconds(2))
+        await tester.assert {
+            session.index == 2
+            session.remaining == 1
+            workout.phases == ["Warm up", "Sprint", "Rest"]
+            session.didSend(.phaseChanged("Rest"))
+            h.sounds.wasCalled(with: "bell", 2)
+        }
+        // The last tick ends the session: the workout removes it, which stops the sound.
+        await h.clock.advance(by: .seconds(1))
+        await tester.assert {
+            workout.session == nil
+            workout.completedSessions == 1
+            workout.phases == ["Warm up", "Sprint", "Rest", "done"]
+            session.index == 3
+            session.didSend(.phaseChanged("done"))
+            session.didSend(.finished)
+            h.stops.wasCalled
+        }
+        #expect(session.lifetime == .destructed)
+        await h.clock.advance(by: .seconds(5))
+        await tester.finish()
+    }
+
+    @Test func pausingStopsTheTickingAndResumingStartsAFullSecond() async throws {
+        let h = Harness()
+        let (workout, tester) = h.start()
+        let session = try await h.startSession(workout, tester)
+
+        await h.clock.advance(by: .milliseconds(1500))
+        session.pauseTapped()
+        await tester.assert {
+            session.isPaused
+            session.elapsed == 1
+        }
+        await h.clock.advance(by: .seconds(10))
+        await tester.assert(session.remaining == 2)
+
+        session.resumeTapped()
+        await h.clock.advance(by: .milliseconds(999))
+        await tester.assert {
+            !session.isPaused
+            session.elapsed == 1
+        }
+        await h.clock.advance(by: .milliseconds(1))
+        await tester.assert(session.elapsed == 2)
+        workout.endTapped()
+        await tester.assert {
+            workout.session == nil
+            h.stops.wasCalled
+        }
+        await tester.finish()
+    }
+
+    @Test func skippingAndRestartingCancelTheTickingByID() async throws {
+        let h = Harness()
+        let (workout, tester) = h.start()
+        let session = try await h.startSession(workout, tester)
+
+        await h.clock.advance(by: .milliseconds(1500))
+        await tester.assert(session.elapsed == 1)
+
+        // Skip half-way through a second: the sprint gets a full first second.
+        session.skipTapped()
+        await tester.assert {
+            session.index == 1
+            session.elapsed == 0
+            workout.phases == ["Warm up", "Sprint"]
+            session.didSend(.phaseChanged("Sprint"))
+            h.sounds.wasCalled(with: "bell", 1)
+        }
+        await h.clock.advance(by: .milliseconds(999))
+        await tester.assert(session.remaining == 2)
+        await h.clock.advance(by: .milliseconds(1))
+        await tester.assert(session.elapsed == 1)
+
+        // Restart while paused: back to the first interval, and nothing ticks until resumed.
+        session.pauseTapped()
+        session.restartTapped()
+        await tester.assert {
+            session.isPaused
+            session.index == 0
+            session.elapsed == 0
+            workout.phases == ["Warm up", "Sprint", "Warm up"]
+            session.didSend(.phaseChanged("Warm up"))
+            h.sounds.wasCalled(with: "bell", 0)
+        }
+        await h.clock.advance(by: .seconds(5))
+        session.resumeTapped()
+        await h.clock.advance(by: .seconds(1))
+        await tester.assert {
+            !session.isPaused
+            session.elapsed == 1
+        }
+        workout.endTapped()
+        await tester.assert {
+            workout.session == nil
+            h.stops.wasCalled
+        }
+        await tester.finish()
+    }
+
+    @Test func endingASessionWhileItsTimerSleepsCancelsItAtOnce() async throws {
+        let h = Harness()
+        let (workout, tester) = h.start()
+        let session = try await h.startSession(workout, tester)
+
+        await h.clock.advance(by: .milliseconds(2500))
+        await tester.assert(session.elapsed == 2)
+
+        workout.endTapped()
+        await tester.assert {
+            workout.session == nil
+            h.stops.wasCalled
+        }
+        #expect(session.lifetime == .destructed)
+        // Nothing sleeps on the clock any more: time passing changes nothing.
+        await h.clock.run()
+        await h.clock.advance(by: .seconds(30))
+        await tester.settle()
+        #expect(session.elapsed == 2)
+
+        // A new session starts from the beginning.
+        let second = try await h.startSession(workout, tester, phases: ["Warm up", "Warm up"])
+        #expect(second.id != session.id)
+        await h.clock.advance(by: .seconds(1))
+        await tester.assert(second.elapsed == 1)
+        workout.endTapped()
+        await tester.assert {
+            workout.session == nil
+            h.stops.wasCalled
+        }
+        await tester.finish()
+    }
+
+    @Test func editingTheIntervalsWhileASessionRunsContinuesThem() async throws {
+        let h = Harness()
+        let (workout, tester) = h.start()
+        let warmUp = workout.intervals[0]
+        let session = try await h.startSession(workout, tester)
+
+        await h.clock.advance(by: .seconds(1))
+        await tester.assert(session.remaining == 2)
+
+        // The editor hands back fresh instances with the same ids: the warm-up gets longer.
+        workout.apply([(1, "Warm up", 5), (2, "Sprint", 2), (3, "Cool down", 1)])
+        await tester.assert {
+            workout.intervals.map(\.seconds) == [5, 2, 1]
+            workout.intervals.map(\.name) == ["Warm up", "Sprint", "Cool down"]
+            workout.totalSeconds == 8
+            session.remaining == 4
+        }
+        #expect(warmUp.lifetime == .anchored && warmUp.seconds == 5)
+
+        // A handle from before the edit writes to the live interval.
+        warmUp.seconds = 2
+        await tester.assert {
+            workout.intervals[0].seconds == 2
+            session.remaining == 1
+            workout.totalSeconds == 5
+        }
+
+        // Undo takes back the last edit, then the applied one.
+        workout.undoTapped()
+        await tester.assert {
+            workout.intervals[0].seconds == 5
+            session.remaining == 4
+        }
+        workout.undoTapped()
+        await tester.assert {
+            workout.intervals.map(\.seconds) == [3, 2, 1]
+            workout.intervals.map(\.name) == ["Warm up", "Sprint", "Rest"]
+            session.remaining == 2
+        }
+        #expect(warmUp.lifetime == .anchored)
+        workout.redoTapped()
+        await tester.assert {
+            workout.intervals.map(\.seconds) == [5, 2, 1]
+            workout.intervals[2].name == "Cool down"
+        }
+
+        // The session keeps ticking through the edits into the next phase.
+        await h.clock.advance(by: .seconds(4))
+        await tester.assert {
+            session.index == 1
+            session.elapsed == 0
+            workout.phases == ["Warm up", "Sprint"]
+            session.didSend(.phaseChanged("Sprint"))
+            h.sounds.wasCalled(with: "bell", 1)
+        }
+        workout.endTapped()
+        await tester.assert {
+            workout.session == nil
+            h.stops.wasCalled
+        }
+        await tester.finish()
+    }
+
+    @Test func aPhaseTransitionIsOneCommit() async throws {
+        let h = Harness()
+        let (workout, tester) = h.start()
+        let session = try await h.startSession(workout, tester)
+        let states = session.node.observe { "\(session.index)/\(session.elapsed)/\(session.remaining)" }
+        let commits = workout.node.modifications()
+
+        await h.clock.advance(by: .seconds(3))
+        await tester.assert {
+            session.index == 1
+            session.elapsed == 0
+            workout.phases == ["Warm up", "Sprint"]
+            session.didSend(.phaseChanged("Sprint"))
+            h.sounds.wasCalled(with: "bell", 1)
+        }
+        var seen: [String] = []
+        for await state in states {
+            seen.append(state)
+            if seen.count == 4 { break }
+        }
+        #expect(seen == ["0/0/3", "0/1/2", "0/2/1", "1/0/2"])
+        var paths: [[String]] = []
+        for await commit in commits {
+            paths.append(commit.paths.sorted())
+            if paths.count == 4 { break }
+        }
+        #expect(paths == [
+            ["Workout.session.elapsed", "Workout.session.ticks"],
+            ["Workout.session.elapsed", "Workout.session.ticks"],
+            ["Workout.session.elapsed", "Workout.session.index", "Workout.session.ticks"],
+            ["Workout.phases"],
+        ])
+        workout.endTapped()
+        await tester.assert {
+            workout.session == nil
+            h.stops.wasCalled
+        }
+        await tester.finish()
+    }
+
+    @Test func aDetachedWriterEditsWhileTheClockAdvances() async throws {
+        let h = Harness()
+        let (workout, tester) = h.start()
+        let session = try await h.startSession(workout, tester)
+        let rest = workout.intervals[2]
+
+        let writer = Task.detached {
+            for seconds in 1...200 { rest.seconds = seconds }
+            workout.name = "Long rest"
+        }
+        await h.clock.advance(by: .seconds(2))
+        await writer.value
+        await tester.assert {
+            workout.name == "Long rest"
+            workout.intervals[2].seconds == 200
+            workout.totalSeconds == 205
+            session.elapsed == 2
+        }
+        await h.clock.advance(by: .seconds(1))
+        await tester.assert {
+            session.index == 1
+            session.elapsed == 0
+            workout.phases == ["Warm up", "Sprint"]
+            session.didSend(.phaseChanged("Sprint"))
+            h.sounds.wasCalled(with: "bell", 1)
+        }
+        workout.endTapped()
+        await tester.assert {
+            workout.session == nil
+            h.stops.wasCalled
+        }
+        await tester.finish()
+    }
+
+    @Test func aWholeWorkoutUnderRelaxedExhaustivityThenExhaustiveAgain() async throws {
+        let h = Harness()
+        let (workout, tester) = h.start()
+        await tester.withExhaustivity(.off) {
+            workout.startTapped()
+            await h.clock.advance(by: .seconds(6))
+            await tester.assert(workout.completedSessions == 1)
+        }
+        #expect(workout.session == nil)
+        workout.name = "Again"
+        await tester.assert(workout.name == "Again")
+        await tester.finish()
+    }
+
+    @Test func aMissedAssertionSaysWhatItRead() async throws {
+        let h = Harness()
+        let (workout, tester) = h.start()
+        let session = try await h.startSession(workout, tester)
+        await h.clock.advance(by: .seconds(1))
+
+        await withKnownIssue {
+            await tester.assert(timeout: .milliseconds(20)) {
+                session.remaining == 3
+            }
+        } matching: { issue in
+            issueText(issue) == """
+            Assertion failed: the predicate was still false after 0.02 s.
+
+              session.remaining == 3
+                expected: 3
+                read: Workout.session.remaining (memoized) = 2
+                read: Workout.session.elapsed = 1
+                read: Workout.intervals[0].seconds = 3
+                read: Workout.session.index = 0
+                read: Workout.intervals = [
+                        [0]: WorkoutInterval(id: 1, name: "Warm up", seconds: 3),
+                        [1]: WorkoutInterval(id: 2, name: "Sprint", seconds: 2),
+                        [2]: WorkoutInterval(id: 3, name: "Rest", seconds: 1)
+                      ]
+                read: Workout.session's parents (a hierarchy query)
+
+            To fix, either:
+              • Compare what each predicate expects with the values it read.
+              • If the model needs more time, pass a longer `timeout:` or raise `tester.timeout`.
+            """
+        }
+        await withKnownIssue {
+            await tester.assert(timeout: .milliseconds(20)) {
+                session.didSend(.phaseChanged("Sprint"))
+            }
+        } matching: { issue in
+            issueText(issue).hasPrefix("Assertion failed: the predicate was still false after 0.02 s.")
+        }
+        workout.endTapped()
+        await tester.assert {
+            workout.session == nil
+            h.stops.wasCalled
+        }
+        await tester.finish()
+    }
+}
