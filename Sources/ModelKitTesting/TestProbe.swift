@@ -44,7 +44,11 @@ public final class TestProbe: Sendable {
 
     private func record(_ arguments: [any Sendable]) {
         let sequence = Sequencer.next()
-        calls.withLock { $0.append(Call(sequence: sequence, arguments: arguments)) }
+        // A call the end of its tester's test makes (an `onCancel` handler the end runs) is counted
+        // but needs no assertion, as that end's changes and events: no assertion can follow it.
+        let tester = installation.withLock { $0.tester }
+        let isAsserted = tester?.isMadeByTheEnd ?? false
+        calls.withLock { $0.append(Call(sequence: sequence, arguments: arguments, isAsserted: isAsserted)) }
         activity.signal()
     }
 

@@ -47,6 +47,13 @@ private struct Screen: Model {
     static func register(_ r: inout ModelRegistrar<Self>) { r.track(\.$connection) }
 }
 
+private struct PlayerScreen: Model {
+    var node = ModelNode<Self>()
+    @Tracked var player: Player?
+
+    static func register(_ r: inout ModelRegistrar<Self>) { r.track(\.$player) }
+}
+
 /// A row that asks its list to delete it.
 private struct Row: Model {
     var node = ModelNode<Self>()
@@ -135,6 +142,26 @@ private struct Autosaver: Model {
     static func register(_ r: inout ModelRegistrar<Self>) { r.track(\.$saved) }
 }
 
+/// A player whose sound stops when its work ends, through a dependency's closure.
+private struct Player: Model {
+    var node = ModelNode<Self>()
+
+    func onActivate() {
+        node.onCancel { node.playerSound.stop() }
+    }
+
+    static func register(_ r: inout ModelRegistrar<Self>) {}
+}
+
+private struct PlayerSound: DependencyKey, Sendable {
+    var stop: @Sendable () -> Void
+    static let liveValue = PlayerSound(stop: {})
+}
+
+extension DependencyValues {
+    fileprivate var playerSound: PlayerSound { get { self[PlayerSound.self] } set { self[PlayerSound.self] = newValue } }
+}
+
 /// What the end of a test does to the models (cancelling the work of `onActivate`) is not the
 /// test's to assert: no assertion can follow it.
 @Suite struct EndOfTestCleanupTests {
@@ -158,6 +185,28 @@ private struct Autosaver: Model {
 
     @Test func anEventSentByOnCancelAtTheEndOfATestIsNotRequiredToBeAsserted() async {
         let (_, tester) = Session().andTester()
+        await tester.finish()
+    }
+
+    @Test func aProbeCallByOnCancelAtTheEndOfATestIsNotRequiredToBeAsserted() async {
+        let stops = TestProbe("stop")
+        let (_, tester) = Player().andTester { $0.playerSound.stop = { stops.call() } }
+        tester.install(stops)
+        await tester.finish()
+        #expect(stops.callCount == 1, "the handler ran, and its call is counted")
+    }
+
+    @Test func aProbeCallByOnCancelWhenTheTestRemovesTheModelIsReported() async {
+        let stops = TestProbe("stop")
+        let (screen, tester) = PlayerScreen().andTester { $0.playerSound.stop = { stops.call() } }
+        tester.install(stops)
+        screen.player = Player()
+        screen.player = nil
+        await withKnownIssue {
+            await tester.assert(screen.player == nil)
+        } matching: { issue in
+            text(issue).hasPrefix("Probe calls were not asserted:\n\n  stop()\n")
+        }
         await tester.finish()
     }
 

@@ -91,6 +91,12 @@ final class TesterState: HierarchyHook, Sendable {
         }
     }
 
+    /// Whether what this task does now is the end of the test's own doing (see `isMadeByTheEnd(_:)`):
+    /// a probe call it makes needs no assertion.
+    var isMadeByTheEnd: Bool {
+        log.withLock { isMadeByTheEnd($0) }
+    }
+
     func didCommit() {
         activity.signal()
     }
