@@ -354,4 +354,27 @@ import Testing
         }
         await tester.assert(parent.counters.count == 1)
     }
+
+    @Test func aReadOfAModelRemovedSinceSaysSo() async {
+        let (parent, tester) = Parent().andTester()
+        parent.counters = [Counter()]
+        let counter = parent.counters[0]
+        parent.counters = []
+        await tester.assert(parent.counters.isEmpty)
+        await withKnownIssue {
+            await tester.assert(counter.count == 1, timeout: .milliseconds(20))
+        } matching: { issue in
+            text(issue) == """
+            Assertion failed: the predicate was still false after 0.02 s.
+
+              counter.count == 1
+                expected: 1
+                read: Counter.count (of a model removed since)
+
+            To fix, either:
+              • Compare what each predicate expects with the values it read.
+              • If the model needs more time, pass a longer `timeout:` or raise `tester.timeout`.
+            """
+        }
+    }
 }

@@ -116,9 +116,11 @@ package enum ModelAccessRecorder {
 
         /// `CounterModel.count = 1` (path-qualified, with the current value), for failure messages.
         package var currentDescription: String {
-            let (path, value): (String, Any?) = context.lock.withShortLock {
-                (readPath, context.propertyValue(index))
+            let (path, value, isRemoved): (String, Any?, Bool) = context.lock.withShortLock {
+                (readPath, context.propertyValue(index), context.state == .destructed)
             }
+            // A removed model keeps no value the tester can show (the reader's copy holds it).
+            if isRemoved { return "\(path) (of a model removed since)" }
             // Rendered after the lock: the value may hold models of another hierarchy.
             guard let value else { return path }
             return "\(path) = \(ValueDump.render(value))"
