@@ -92,6 +92,94 @@ private struct Harness {
         await tester.finish()
     }
 
+    @Test func runningTheClockOutFinishesTheWorkout() async throws {
+        let h = Harness()
+        let (workout, tester) = h.start()
+        let session = try await h.startSession(workout, tester)
+
+        // The session ends itself after the last interval, so nothing sleeps any more.
+        await h.clock.run()
+        await tester.assert {
+            workout.session == nil
+            workout.completedSessions == 1
+            workout.phases == ["Warm up", "Sprint", "Rest", "done"]
+            session.didSend(.phaseChanged("Sprint"))
+            session.didSend(.phaseChanged("Rest"))
+            session.didSend(.phaseChanged("done"))
+            session.didSend(.finished)
+            h.sounds.wasCalled(with: "bell", 1)
+            h.sounds.wasCalled(with: "bell", 2)
+            h.stops.wasCalled
+            // The session removed itself: its handle still reads (and asserts) its last state.
+            session.index == 3
+            session.elapsed == 0
+        }
+        await tester.finish()
+    }
+
+    @Test func twoSkipsInOneTransactionAnnounceOnePhase() async throws {
+        let h = Harness()
+        let (workout, tester) = h.start()
+        let session = try await h.startSession(workout, tester)
+
+        session.node.transaction {
+            session.skipTapped()
+            session.skipTapped()
+        }
+        await tester.assert {
+            session.index == 2
+            workout.phases == ["Warm up", "Rest"]
+            session.didSend(.phaseChanged("Rest"))
+            h.sounds.wasCalled(with: "bell", 2)
+        }
+        // The second skip's ticking replaced the first's: one tick per second.
+        await h.clock.advance(by: .milliseconds(999))
+        await tester.assert(session.remaining == 1)
+        await h.clock.advance(by: .milliseconds(1))
+        await tester.assert {
+            workout.session == nil
+            workout.completedSessions == 1
+            workout.phases == ["Warm up", "Rest", "done"]
+            session.didSend(.phaseChanged("done"))
+            session.didSend(.finished)
+            h.stops.wasCalled
+            session.index == 3
+        }
+        await tester.finish()
+    }
+
+    @Test func restartingWhileRunningStartsAFullSecond() async throws {
+        let h = Harness()
+        let (workout, tester) = h.start()
+        let session = try await h.startSession(workout, tester)
+
+        await h.clock.advance(by: .milliseconds(3500))
+        await tester.assert {
+            session.index == 1
+            session.elapsed == 0
+            workout.phases == ["Warm up", "Sprint"]
+            session.didSend(.phaseChanged("Sprint"))
+            h.sounds.wasCalled(with: "bell", 1)
+        }
+        session.restartTapped()
+        await tester.assert {
+            session.index == 0
+            workout.phases == ["Warm up", "Sprint", "Warm up"]
+            session.didSend(.phaseChanged("Warm up"))
+            h.sounds.wasCalled(with: "bell", 0)
+        }
+        await h.clock.advance(by: .milliseconds(999))
+        await tester.assert(session.remaining == 3)
+        await h.clock.advance(by: .milliseconds(1))
+        await tester.assert(session.elapsed == 1)
+        workout.endTapped()
+        await tester.assert {
+            workout.session == nil
+            h.stops.wasCalled
+        }
+        await tester.finish()
+    }
+
     @Test func pausingStopsTheTickingAndResumingStartsAFullSecond() async throws {
         let h = Harness()
         let (workout, tester) = h.start()
