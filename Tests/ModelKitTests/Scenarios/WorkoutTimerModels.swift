@@ -49,11 +49,17 @@ struct WorkoutSession: Model {
     enum TickingID: Hashable, Sendable { case ticking }
 
     var node = ModelNode<Self>()
+    /// Beeps the last seconds of each interval.
+    let beepsCountdown: Bool
     @Tracked var index = 0
     @Tracked var elapsed = 0
     @Tracked var isPaused = false
     /// Ticks the session counted, all phases together.
     @Tracked var ticks = 0
+
+    init(beepsCountdown: Bool = false) {
+        self.beepsCountdown = beepsCountdown
+    }
 
     /// The workout running this session, found above it in the hierarchy.
     var workout: Workout? { node.mapHierarchy(for: .parent) { $0 as? Workout }.first }
@@ -73,6 +79,11 @@ struct WorkoutSession: Model {
                 node.send(.finished)
             } else {
                 node.soundPlayer.play("bell", index)
+            }
+        }
+        if beepsCountdown {
+            node.onChange(of: remaining) { _, remaining in
+                if (1...2).contains(remaining) { node.soundPlayer.play("beep", remaining) }
             }
         }
         node.task(id: isPaused) { paused in
@@ -165,7 +176,7 @@ struct Workout: Model {
         }
     }
 
-    func startTapped() { session = WorkoutSession() }
+    func startTapped(beepsCountdown: Bool = false) { session = WorkoutSession(beepsCountdown: beepsCountdown) }
     func endTapped() { session = nil }
 
     /// Applies the intervals as the editor (or a sync) hands them over: fresh instances, same ids.

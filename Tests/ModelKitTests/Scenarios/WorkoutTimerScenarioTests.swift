@@ -354,6 +354,104 @@ private struct Harness {
         await tester.finish()
     }
 
+    @Test func removingTheNextIntervalAndUndoingItWhileASessionRuns() async throws {
+        let h = Harness()
+        let (workout, tester) = h.start()
+        let sprint = workout.intervals[1]
+        let session = try await h.startSession(workout, tester)
+
+        workout.apply([(1, "Warm up", 3), (3, "Rest", 1)])
+        await tester.assert {
+            workout.intervals.map(\.name) == ["Warm up", "Rest"]
+            workout.totalSeconds == 4
+        }
+        #expect(sprint.lifetime == .destructed)
+
+        workout.undoTapped()
+        await tester.assert {
+            workout.intervals.map(\.name) == ["Warm up", "Sprint", "Rest"]
+            workout.intervals[1].seconds == 2
+            workout.totalSeconds == 6
+        }
+        await h.clock.advance(by: .seconds(3))
+        await tester.assert {
+            session.index == 1
+            session.elapsed == 0
+            session.remaining == 2
+            workout.phases == ["Warm up", "Sprint"]
+            session.didSend(.phaseChanged("Sprint"))
+            h.sounds.wasCalled(with: "bell", 1)
+        }
+        workout.endTapped()
+        await tester.assert {
+            workout.session == nil
+            h.stops.wasCalled
+        }
+        await tester.finish()
+    }
+
+    @Test func theCountdownBeepsItsLastSecondsAndFollowsEdits() async throws {
+        let h = Harness()
+        let (workout, tester) = h.start()
+        workout.startTapped(beepsCountdown: true)
+        let session = try await tester.unwrap(workout.session)
+        await tester.assert {
+            workout.phases == ["Warm up"]
+            session.didSend(.phaseChanged("Warm up"))
+            h.sounds.wasCalled(with: "bell", 0)
+        }
+        await h.clock.advance(by: .seconds(1))
+        await tester.assert {
+            session.elapsed == 1
+            h.sounds.wasCalled(with: "beep", 2)
+        }
+        // Lengthening the running interval moves the countdown back: no beep at 4 left.
+        workout.apply([(1, "Warm up", 5), (2, "Sprint", 2), (3, "Rest", 1)])
+        await tester.assert {
+            workout.intervals[0].seconds == 5
+            session.remaining == 4
+        }
+        // Shortening it below what is left beeps once, with the new count.
+        workout.intervals[0].seconds = 2
+        await tester.assert {
+            workout.intervals[0].seconds == 2
+            session.remaining == 1
+            h.sounds.wasCalled(with: "beep", 1)
+        }
+        workout.endTapped()
+        await tester.assert {
+            workout.session == nil
+            h.stops.wasCalled
+        }
+        await tester.finish()
+    }
+
+    @Test func pausingFromAnotherThreadWhileTheClockAdvances() async throws {
+        let h = Harness()
+        let (workout, tester) = h.start()
+        let session = try await h.startSession(workout, tester)
+
+        await h.clock.advance(by: .milliseconds(1500))
+        await Task.detached { session.pauseTapped() }.value
+        await h.clock.advance(by: .seconds(5))
+        await tester.assert {
+            session.isPaused
+            session.elapsed == 1
+        }
+        await Task.detached { session.resumeTapped() }.value
+        await h.clock.advance(by: .seconds(1))
+        await tester.assert {
+            !session.isPaused
+            session.elapsed == 2
+        }
+        workout.endTapped()
+        await tester.assert {
+            workout.session == nil
+            h.stops.wasCalled
+        }
+        await tester.finish()
+    }
+
     @Test func aPhaseTransitionIsOneCommit() async throws {
         let h = Harness()
         let (workout, tester) = h.start()
