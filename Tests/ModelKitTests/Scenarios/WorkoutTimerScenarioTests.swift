@@ -291,6 +291,40 @@ private struct Harness {
         await tester.finish()
     }
 
+    @Test func startingOverReplacesTheSleepingSessionInOneTransaction() async throws {
+        let h = Harness()
+        let (workout, tester) = h.start()
+        let first = try await h.startSession(workout, tester)
+        await h.clock.advance(by: .milliseconds(2500))
+        await tester.assert(first.elapsed == 2)
+
+        // A new session in place of the one whose timer sleeps: the old one stops first.
+        workout.node.transaction {
+            workout.endTapped()
+            workout.startTapped()
+        }
+        let second = try await tester.unwrap(workout.session)
+        #expect(second.id != first.id && first.lifetime == .destructed)
+        await tester.assert {
+            workout.phases == ["Warm up", "Warm up"]
+            second.didSend(.phaseChanged("Warm up"))
+            h.stops.wasCalled
+            h.sounds.wasCalled(with: "bell", 0)
+        }
+        // Only the new session's timer is left, started when it activated.
+        await h.clock.advance(by: .milliseconds(999))
+        await tester.assert(second.elapsed == 0)
+        await h.clock.advance(by: .milliseconds(1))
+        await tester.assert(second.elapsed == 1)
+        #expect(first.elapsed == 2)
+        workout.endTapped()
+        await tester.assert {
+            workout.session == nil
+            h.stops.callCount == 2
+        }
+        await tester.finish()
+    }
+
     @Test func editingTheIntervalsWhileASessionRunsContinuesThem() async throws {
         let h = Harness()
         let (workout, tester) = h.start()
