@@ -574,6 +574,28 @@ private struct Harness {
         await tester.finish()
     }
 
+    @Test func onTheImmediateClockAWorkoutRunsStraightThrough() async throws {
+        let sounds = TestProbe("play"), stops = TestProbe("stop")
+        // The session is gone before the test can hold it: its state and events are not asserted
+        // (Testing.md: an outcome on the immediate clock), its sounds and the workout's are.
+        let (workout, tester) = makeWorkout().andTester(exhaustivity: [.probes, .tasks]) {
+            $0.soundPlayer = SoundPlayer(play: { sounds.call($0, $1) }, stop: { stops.call() })
+        }
+        tester.install(sounds)
+        tester.install(stops)
+        workout.startTapped()
+        await tester.assert {
+            workout.session == nil
+            workout.completedSessions == 1
+            workout.phases == ["Warm up", "Sprint", "Rest", "done"]
+            sounds.wasCalled(with: "bell", 0)
+            sounds.wasCalled(with: "bell", 1)
+            sounds.wasCalled(with: "bell", 2)
+            stops.wasCalled
+        }
+        await tester.finish()
+    }
+
     @Test func aMissedAssertionSaysWhatItRead() async throws {
         let h = Harness()
         let (workout, tester) = h.start()
