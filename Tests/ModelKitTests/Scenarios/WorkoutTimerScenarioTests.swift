@@ -6,51 +6,9 @@ import Testing
 // The workout timer of WorkoutTimerModels.swift driven as its team's tests would drive it, under a
 // full-exhaustivity Tester and a TestClock: every tick, phase, event and sound is asserted.
 
-private func issueText(_ issue: Issue) -> String {
-    issue.comments.map(\.rawValue).joined(separator: "\n")
-}
-
-private func makeWorkout() -> Workout {
-    Workout(name: "Intervals", intervals: [
-        WorkoutInterval(id: 1, name: "Warm up", seconds: 3),
-        WorkoutInterval(id: 2, name: "Sprint", seconds: 2),
-        WorkoutInterval(id: 3, name: "Rest", seconds: 1),
-    ])
-}
-
-private struct Harness {
-    let clock = TestClock()
-    let sounds = TestProbe("play")
-    let stops = TestProbe("stop")
-
-    func start(_ workout: Workout = makeWorkout()) -> (Workout, Tester) {
-        let sounds = sounds, stops = stops
-        let (workout, tester) = workout.andTester {
-            $0.continuousClock = clock
-            $0.soundPlayer = SoundPlayer(play: { sounds.call($0, $1) }, stop: { stops.call() })
-        }
-        tester.install(sounds)
-        tester.install(stops)
-        return (workout, tester)
-    }
-
-    /// Starts a session and asserts its first phase.
-    func startSession(_ workout: Workout, _ tester: Tester, phases: [String] = ["Warm up"]) async throws -> WorkoutSession {
-        workout.startTapped()
-        let session = try await tester.unwrap(workout.session)
-        await tester.assert {
-            workout.phases == phases
-            session.didSend(.phaseChanged("Warm up"))
-            sounds.wasCalled(with: "bell", 0)
-            session.remaining == 3
-        }
-        return session
-    }
-}
-
 @Suite struct WorkoutTimerScenarioTests {
     @Test func aSessionRunsThroughEveryIntervalOnTheClock() async throws {
-        let h = Harness()
+        let h = WorkoutHarness()
         let (workout, tester) = h.start()
         let session = try await h.startSession(workout, tester)
 
@@ -93,7 +51,7 @@ private struct Harness {
     }
 
     @Test func runningTheClockOutFinishesTheWorkout() async throws {
-        let h = Harness()
+        let h = WorkoutHarness()
         let (workout, tester) = h.start()
         let session = try await h.startSession(workout, tester)
 
@@ -118,7 +76,7 @@ private struct Harness {
     }
 
     @Test func twoSkipsInOneTransactionAnnounceOnePhase() async throws {
-        let h = Harness()
+        let h = WorkoutHarness()
         let (workout, tester) = h.start()
         let session = try await h.startSession(workout, tester)
 
@@ -149,7 +107,7 @@ private struct Harness {
     }
 
     @Test func restartingWhileRunningStartsAFullSecond() async throws {
-        let h = Harness()
+        let h = WorkoutHarness()
         let (workout, tester) = h.start()
         let session = try await h.startSession(workout, tester)
 
@@ -181,7 +139,7 @@ private struct Harness {
     }
 
     @Test func pausingStopsTheTickingAndResumingStartsAFullSecond() async throws {
-        let h = Harness()
+        let h = WorkoutHarness()
         let (workout, tester) = h.start()
         let session = try await h.startSession(workout, tester)
 
@@ -211,7 +169,7 @@ private struct Harness {
     }
 
     @Test func skippingAndRestartingCancelTheTickingByID() async throws {
-        let h = Harness()
+        let h = WorkoutHarness()
         let (workout, tester) = h.start()
         let session = try await h.startSession(workout, tester)
 
@@ -259,7 +217,7 @@ private struct Harness {
     }
 
     @Test func endingASessionWhileItsTimerSleepsCancelsItAtOnce() async throws {
-        let h = Harness()
+        let h = WorkoutHarness()
         let (workout, tester) = h.start()
         let session = try await h.startSession(workout, tester)
 
@@ -292,7 +250,7 @@ private struct Harness {
     }
 
     @Test func startingOverReplacesTheSleepingSessionInOneTransaction() async throws {
-        let h = Harness()
+        let h = WorkoutHarness()
         let (workout, tester) = h.start()
         let first = try await h.startSession(workout, tester)
         await h.clock.advance(by: .milliseconds(2500))
@@ -326,7 +284,7 @@ private struct Harness {
     }
 
     @Test func editingTheIntervalsWhileASessionRunsContinuesThem() async throws {
-        let h = Harness()
+        let h = WorkoutHarness()
         let (workout, tester) = h.start()
         let warmUp = workout.intervals[0]
         let session = try await h.startSession(workout, tester)
@@ -389,7 +347,7 @@ private struct Harness {
     }
 
     @Test func removingTheNextIntervalAndUndoingItWhileASessionRuns() async throws {
-        let h = Harness()
+        let h = WorkoutHarness()
         let (workout, tester) = h.start()
         let sprint = workout.intervals[1]
         let session = try await h.startSession(workout, tester)
@@ -425,7 +383,7 @@ private struct Harness {
     }
 
     @Test func theCountdownBeepsItsLastSecondsAndFollowsEdits() async throws {
-        let h = Harness()
+        let h = WorkoutHarness()
         let (workout, tester) = h.start()
         workout.startTapped(beepsCountdown: true)
         let session = try await tester.unwrap(workout.session)
@@ -461,7 +419,7 @@ private struct Harness {
     }
 
     @Test func pausingFromAnotherThreadWhileTheClockAdvances() async throws {
-        let h = Harness()
+        let h = WorkoutHarness()
         let (workout, tester) = h.start()
         let session = try await h.startSession(workout, tester)
 
@@ -487,7 +445,7 @@ private struct Harness {
     }
 
     @Test func aPhaseTransitionIsOneCommit() async throws {
-        let h = Harness()
+        let h = WorkoutHarness()
         let (workout, tester) = h.start()
         let session = try await h.startSession(workout, tester)
         let states = session.node.observe { "\(session.index)/\(session.elapsed)/\(session.remaining)" }
@@ -527,7 +485,7 @@ private struct Harness {
     }
 
     @Test func aDetachedWriterEditsWhileTheClockAdvances() async throws {
-        let h = Harness()
+        let h = WorkoutHarness()
         let (workout, tester) = h.start()
         let session = try await h.startSession(workout, tester)
         let rest = workout.intervals[2]
@@ -558,146 +516,5 @@ private struct Harness {
             h.stops.wasCalled
         }
         await tester.finish()
-    }
-
-    @Test func aWholeWorkoutUnderRelaxedExhaustivityThenExhaustiveAgain() async throws {
-        let h = Harness()
-        let (workout, tester) = h.start()
-        await tester.withExhaustivity(.off) {
-            workout.startTapped()
-            await h.clock.advance(by: .seconds(6))
-            await tester.assert(workout.completedSessions == 1)
-        }
-        #expect(workout.session == nil)
-        workout.name = "Again"
-        await tester.assert(workout.name == "Again")
-        await tester.finish()
-    }
-
-    @Test func onTheImmediateClockAWorkoutRunsStraightThrough() async throws {
-        let sounds = TestProbe("play"), stops = TestProbe("stop")
-        // The session is gone before the test can hold it: its state and events are not asserted
-        // (Testing.md: an outcome on the immediate clock), its sounds and the workout's are.
-        let (workout, tester) = makeWorkout().andTester(exhaustivity: [.probes, .tasks]) {
-            $0.soundPlayer = SoundPlayer(play: { sounds.call($0, $1) }, stop: { stops.call() })
-        }
-        tester.install(sounds)
-        tester.install(stops)
-        workout.startTapped()
-        await tester.assert {
-            workout.session == nil
-            workout.completedSessions == 1
-            workout.phases == ["Warm up", "Sprint", "Rest", "done"]
-            sounds.wasCalled(with: "bell", 0)
-            sounds.wasCalled(with: "bell", 1)
-            sounds.wasCalled(with: "bell", 2)
-            stops.wasCalled
-        }
-        await tester.finish()
-    }
-
-    @Test func aMissedAssertionSaysWhatItRead() async throws {
-        let h = Harness()
-        let (workout, tester) = h.start()
-        let session = try await h.startSession(workout, tester)
-        await h.clock.advance(by: .seconds(1))
-
-        await withKnownIssue {
-            await tester.assert(timeout: .milliseconds(20)) {
-                session.remaining == 3
-            }
-        } matching: { issue in
-            issueText(issue) == """
-            Assertion failed: the predicate was still false after 0.02 s.
-
-              session.remaining == 3
-                expected: 3
-                read: Workout.session.remaining (memoized) = 2
-                read: Workout.session.elapsed = 1
-                read: Workout.intervals[0].seconds = 3
-                read: Workout.session.index = 0
-                read: Workout.intervals = [
-                        [0]: WorkoutInterval(id: 1, name: "Warm up", seconds: 3),
-                        [1]: WorkoutInterval(id: 2, name: "Sprint", seconds: 2),
-                        [2]: WorkoutInterval(id: 3, name: "Rest", seconds: 1)
-                      ]
-                read: Workout.session's parents (a hierarchy query)
-
-            To fix, either:
-              • Compare what each predicate expects with the values it read.
-              • If the model needs more time, pass a longer `timeout:` or raise `tester.timeout`.
-            """
-        }
-        await withKnownIssue {
-            await tester.assert(timeout: .milliseconds(20)) {
-                session.didSend(.phaseChanged("Sprint"))
-            }
-        } matching: { issue in
-            issueText(issue) == """
-            Assertion failed: the predicate was still false after 0.02 s.
-
-              session.didSend(.phaseChanged("Sprint"))
-                no event was sent that is not asserted yet
-
-            To fix, either:
-              • Compare what each predicate expects with the values it read.
-              • If the model needs more time, pass a longer `timeout:` or raise `tester.timeout`.
-            """
-        }
-        // A skip not asserted: the wrong event is looked for, the one sent is listed.
-        session.skipTapped()
-        await withKnownIssue {
-            await tester.assert(timeout: .milliseconds(20)) {
-                session.index == 1
-                session.elapsed == 0
-                workout.phases == ["Warm up", "Sprint"]
-                session.didSend(.phaseChanged("Rest"))
-                h.sounds.wasCalled(with: "bell", 2)
-            }
-        } matching: { issue in
-            issueText(issue) == """
-            Assertion failed: predicates 4 and 5 of 5 were still false after 0.02 s.
-
-              session.didSend(.phaseChanged("Rest"))
-                events sent and not asserted:
-                  Workout.session sent .phaseChanged("Sprint")
-
-              h.sounds.wasCalled(with: "bell", 2)
-                play was called: play("bell", 1) (2 calls in all)
-
-            To fix, either:
-              • Compare what each predicate expects with the values it read.
-              • If the model needs more time, pass a longer `timeout:` or raise `tester.timeout`.
-            """
-        }
-        // What that failure showed is reported: ending the session leaves its stop to assert.
-        workout.endTapped()
-        try? await withKnownIssue {
-            _ = try await tester.unwrap(workout.session, timeout: .milliseconds(20))
-        } matching: { issue in
-            issueText(issue) == """
-            Unwrap failed: `workout.session` was still nil after 0.02 s.
-
-            It read:
-              Workout.session = nil
-
-            To fix, either:
-              • Trigger the action that sets the value before unwrapping it.
-              • If the model needs more time, pass a longer `timeout:` or raise `tester.timeout`.
-            """
-        }
-        await withKnownIssue {
-            await tester.finish()
-        } matching: { issue in
-            issueText(issue) == """
-            Probe calls were not asserted:
-
-              stop()
-
-            To fix, either:
-              • Assert each call with `probe.wasCalled(with: …)` in a `tester.assert { … }`.
-              • Or stop requiring probe assertions: `tester.exhaustivity.remove(.probes)`.
-            """
-        }
     }
 }
