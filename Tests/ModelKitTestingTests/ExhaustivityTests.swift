@@ -24,6 +24,20 @@ import Testing
         }
     }
 
+    @Test func aChangeOfAModelRemovedSinceIsAssertedThroughAHandleKeptFromBefore() async {
+        let (parent, tester) = Parent().andTester()
+        parent.counters = [Counter()]
+        await tester.assert(parent.counters.count == 1)
+        let row = parent.counters[0]
+        row.name = "b"
+        parent.counters = []
+        await tester.assert {
+            parent.counters.isEmpty
+            row.name == "b"
+        }
+        await tester.finish()
+    }
+
     @Test func changedAndChangedBackPrintsTheWholeChain() async {
         let (model, tester) = Counter().andTester()
         model.name = "b"
