@@ -47,4 +47,17 @@ struct WorkoutHarness {
         }
         return session
     }
+
+    /// Ends the workout (its session is removed, the player stopped), asserts it, and ends the test.
+    func endAndFinish(
+        _ workout: Workout, _ tester: Tester,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) async {
+        workout.endTapped()
+        await tester.assert(fileID: fileID, filePath: filePath, line: line, column: column) {
+            workout.session == nil
+            stops.wasCalled
+        }
+        await tester.finish()
+    }
 }

@@ -130,12 +130,7 @@ import Testing
         await tester.assert(session.remaining == 3)
         await h.clock.advance(by: .milliseconds(1))
         await tester.assert(session.elapsed == 1)
-        workout.endTapped()
-        await tester.assert {
-            workout.session == nil
-            h.stops.wasCalled
-        }
-        await tester.finish()
+        await h.endAndFinish(workout, tester)
     }
 
     @Test func pausingStopsTheTickingAndResumingStartsAFullSecond() async throws {
@@ -160,12 +155,7 @@ import Testing
         }
         await h.clock.advance(by: .milliseconds(1))
         await tester.assert(session.elapsed == 2)
-        workout.endTapped()
-        await tester.assert {
-            workout.session == nil
-            h.stops.wasCalled
-        }
-        await tester.finish()
+        await h.endAndFinish(workout, tester)
     }
 
     @Test func skippingAndRestartingCancelTheTickingByID() async throws {
@@ -208,12 +198,7 @@ import Testing
             !session.isPaused
             session.elapsed == 1
         }
-        workout.endTapped()
-        await tester.assert {
-            workout.session == nil
-            h.stops.wasCalled
-        }
-        await tester.finish()
+        await h.endAndFinish(workout, tester)
     }
 
     @Test func endingASessionWhileItsTimerSleepsCancelsItAtOnce() async throws {
@@ -241,12 +226,7 @@ import Testing
         #expect(second.id != session.id)
         await h.clock.advance(by: .seconds(1))
         await tester.assert(second.elapsed == 1)
-        workout.endTapped()
-        await tester.assert {
-            workout.session == nil
-            h.stops.wasCalled
-        }
-        await tester.finish()
+        await h.endAndFinish(workout, tester)
     }
 
     @Test func startingOverReplacesTheSleepingSessionInOneTransaction() async throws {
@@ -338,12 +318,7 @@ import Testing
             session.didSend(.phaseChanged("Sprint"))
             h.sounds.wasCalled(with: "bell", 1)
         }
-        workout.endTapped()
-        await tester.assert {
-            workout.session == nil
-            h.stops.wasCalled
-        }
-        await tester.finish()
+        await h.endAndFinish(workout, tester)
     }
 
     @Test func removingTheNextIntervalAndUndoingItWhileASessionRuns() async throws {
@@ -374,12 +349,7 @@ import Testing
             session.didSend(.phaseChanged("Sprint"))
             h.sounds.wasCalled(with: "bell", 1)
         }
-        workout.endTapped()
-        await tester.assert {
-            workout.session == nil
-            h.stops.wasCalled
-        }
-        await tester.finish()
+        await h.endAndFinish(workout, tester)
     }
 
     @Test func theCountdownBeepsItsLastSecondsAndFollowsEdits() async throws {
@@ -410,12 +380,7 @@ import Testing
             session.remaining == 1
             h.sounds.wasCalled(with: "beep", 1)
         }
-        workout.endTapped()
-        await tester.assert {
-            workout.session == nil
-            h.stops.wasCalled
-        }
-        await tester.finish()
+        await h.endAndFinish(workout, tester)
     }
 
     @Test func pausingFromAnotherThreadWhileTheClockAdvances() async throws {
@@ -436,12 +401,7 @@ import Testing
             !session.isPaused
             session.elapsed == 2
         }
-        workout.endTapped()
-        await tester.assert {
-            workout.session == nil
-            h.stops.wasCalled
-        }
-        await tester.finish()
+        await h.endAndFinish(workout, tester)
     }
 
     @Test func aPhaseTransitionIsOneCommit() async throws {
@@ -476,12 +436,7 @@ import Testing
             ["Workout.session.elapsed", "Workout.session.index", "Workout.session.ticks"],
             ["Workout.phases"],
         ])
-        workout.endTapped()
-        await tester.assert {
-            workout.session == nil
-            h.stops.wasCalled
-        }
-        await tester.finish()
+        await h.endAndFinish(workout, tester)
     }
 
     @Test func aDetachedWriterEditsWhileTheClockAdvances() async throws {
@@ -510,11 +465,6 @@ import Testing
             session.didSend(.phaseChanged("Sprint"))
             h.sounds.wasCalled(with: "bell", 1)
         }
-        workout.endTapped()
-        await tester.assert {
-            workout.session == nil
-            h.stops.wasCalled
-        }
-        await tester.finish()
+        await h.endAndFinish(workout, tester)
     }
 }
