@@ -1,0 +1,293 @@
+import ModelKit
+import ModelKitTesting
+import Testing
+
+/// A settings editor (SettingsEditorModels.swift) driven the way an app drives it: fields dragged
+/// between sections, sections moved and shared, a reset to defaults, undo and a diff preview, with
+/// the environment, the validation fold and the hierarchy queries checked after each step.
+@Suite struct SettingsEditorScenarioTests {
+    private struct Tree {
+        let settings: SettingsRoot
+        let anchor: SettingsRoot
+        let general: SettingsSection
+        let privacy: SettingsSection
+        let sharing: SettingsSection
+        let keys: SettingsSection
+        /// The live name field, wherever it is now.
+        var name: TextEntryField {
+            settings.node.mapHierarchy(for: .descendants) { $0 as? TextEntryField }.first { $0.id == "name" }!
+        }
+        let email: TextEntryField
+    }
+
+    private func makeTree() -> Tree {
+        let settings = SettingsRoot.sample()
+        let anchor = settings.withAnchor()
+        let privacy = settings.sections[1]
+        let sharing = privacy.subsections[0]
+        return Tree(
+            settings: settings, anchor: anchor, general: settings.sections[0], privacy: privacy,
+            sharing: sharing, keys: sharing.advanced!, email: sharing.fields[id: "email"]!.text!
+        )
+    }
+
+    // MARK: Environment, preferences, queries
+
+    @Test func environmentOverriddenAtSeveralLevelsResolvesToTheNearest() {
+        let tree = makeTree()
+        defer { withExtendedLifetime(tree.anchor) {} }
+        tree.settings.node.environment.settingsLocale = "fr"
+        tree.privacy.node.environment.settingsTheme = "dark"
+        tree.keys.node.environment.settingsLocale = "de"
+        #expect(tree.name.caption == "name[fr/system]")
+        #expect(tree.email.caption == "email[fr/dark]")
+        #expect(tree.keys.node.environment.settingsTheme == "dark")
+        #expect(tree.keys.node.environment.settingsLocale == "de")
+
+        tree.sharing.node.environment.settingsTheme = "contrast"
+        #expect(tree.email.caption == "email[fr/contrast]")
+        tree.sharing.node.removeEnvironment(\.settingsTheme)
+        #expect(tree.email.caption == "email[fr/dark]")
+        tree.settings.node.removeEnvironment(\.settingsLocale)
+        #expect(tree.email.caption == "email[en/dark]")
+        #expect(tree.keys.node.environment.settingsLocale == "de")
+    }
+
+    @Test func validationErrorsFoldUpTheTree() {
+        let tree = makeTree()
+        defer { withExtendedLifetime(tree.anchor) {} }
+        #expect(tree.settings.validationErrors == 2)
+        #expect(tree.general.validationErrors == 1)
+        #expect(tree.privacy.validationErrors == 1)
+        #expect(tree.keys.validationErrors == 0)
+        tree.name.text = "Ann"
+        #expect(tree.settings.validationErrors == 1)
+        #expect(tree.general.validationErrors == 0)
+        tree.email.text = "a@b"
+        #expect(tree.settings.validationErrors == 0)
+        tree.name.text = ""
+        #expect(tree.settings.validationErrors == 1)
+    }
+
+    @Test func hierarchyQueriesWalkAncestorsAndDescendantsInOrder() {
+        let tree = makeTree()
+        defer { withExtendedLifetime(tree.anchor) {} }
+        #expect(tree.keys.path == ["privacy", "sharing", "keys"])
+        #expect(tree.privacy.allFieldIDs == ["tracking", "email", "rotate"])
+        let sectionCount = tree.settings.node.reduceHierarchy(for: [.self, .descendants], into: 0) { count, model in
+            if model is SettingsSection { count += 1 }
+        }
+        #expect(sectionCount == 4)
+        #expect(tree.settings.section("keys")?.id == "keys")
+        #expect(tree.keys.node.isUniquelyReferenced)
+    }
+
+    // MARK: Moves
+
+    @Test func fieldDraggedToAnotherSectionFollowsItsNewPlace() {
+        let tree = makeTree()
+        defer { withExtendedLifetime(tree.anchor) {} }
+        let log = Log()
+        tree.settings.node.environment.settingsLocale = "fr"
+        tree.privacy.node.environment.settingsTheme = "dark"
+        tree.keys.node.environment.settingsLocale = "de"
+        let name = tree.name
+        name.node.onChange(of: name.caption) { _, caption in log.add(caption) }
+        tree.general.node.onChange(of: tree.general.validationErrors) { old, new in log.add("general \(old)→\(new)") }
+        tree.keys.node.onChange(of: tree.keys.validationErrors) { old, new in log.add("keys \(old)→\(new)") }
+        tree.settings.node.onChange(of: tree.settings.validationErrors) { old, new in log.add("settings \(old)→\(new)") }
+
+        tree.settings.dragField("name", from: tree.general, to: tree.keys)
+        #expect(tree.general.fields.ids == ["sounds"])
+        #expect(tree.keys.fields.ids == ["rotate", "name"])
+        #expect(name.lifetime == .anchored)
+        #expect(name.caption == "name[de/dark]")
+        #expect(tree.privacy.allFieldIDs == ["tracking", "email", "rotate", "name"])
+        #expect(tree.keys.validationErrors == 1)
+        #expect(tree.general.validationErrors == 0)
+        #expect(tree.privacy.validationErrors == 2)
+        #expect(tree.settings.validationErrors == 2)
+        #expect(log.all.sorted() == ["general 1→0", "keys 0→1", "name[de/dark]"])
+
+        name.text = "Ann"
+        #expect(tree.keys.validationErrors == 0)
+        #expect(tree.settings.validationErrors == 1)
+        tree.privacy.node.removeEnvironment(\.settingsTheme)
+        #expect(name.caption == "name[de/system]")
+        #expect(log.all.suffix(3) == ["keys 1→0", "settings 2→1", "name[de/system]"])
+    }
+
+    @Test func sectionMovedToAnotherParentKeepsItsSubtreeAndReResolves() {
+        let tree = makeTree()
+        defer { withExtendedLifetime(tree.anchor) {} }
+        tree.privacy.node.environment.settingsTheme = "dark"
+        let sharing = tree.sharing
+        let email = tree.email
+        let log = Log()
+        email.node.onChange(of: email.caption) { _, caption in log.add(caption) }
+
+        tree.settings.node.transaction {
+            tree.privacy.subsections = []
+            tree.general.subsections.append(sharing)
+        }
+        #expect(sharing.lifetime == .anchored)
+        #expect(email.lifetime == .anchored)
+        #expect(tree.keys.path == ["general", "sharing", "keys"])
+        #expect(email.caption == "email[en/system]")
+        #expect(log.all == ["email[en/system]"])
+        #expect(tree.general.validationErrors == 2)
+        #expect(tree.privacy.validationErrors == 0)
+        #expect(tree.general.allFieldIDs == ["name", "sounds", "email", "rotate"])
+        #expect(tree.privacy.allFieldIDs == ["tracking"])
+    }
+
+    @Test func sectionSharedInTwoPlacesContributesUnderEachAndOutlivesOne() {
+        let tree = makeTree()
+        defer { withExtendedLifetime(tree.anchor) {} }
+        let general = tree.general
+        let name = tree.name
+        tree.settings.pinned = general
+        #expect(!general.node.isUniquelyReferenced)
+        #expect(name.node.isUniquelyReferenced)
+        #expect(tree.settings.validationErrors == 3)
+        let sections = tree.settings.node.mapHierarchy(for: .descendants) { ($0 as? SettingsSection)?.id }
+        #expect(sections == ["general", "privacy", "sharing", "keys"])
+
+        tree.settings.sections.removeFirst()
+        #expect(general.lifetime == .anchored)
+        #expect(general.node.isUniquelyReferenced)
+        #expect(tree.settings.validationErrors == 2)
+        name.text = "Ann"
+        #expect(tree.settings.pinned?.fields[id: "name"]?.text?.text == "Ann")
+        #expect(tree.settings.validationErrors == 1)
+
+        tree.settings.pinned = nil
+        #expect(general.lifetime == .destructed)
+        #expect(name.lifetime == .destructed)
+        #expect(tree.settings.validationErrors == 1)
+    }
+
+    // MARK: Reset, undo, previews, other threads
+
+    @Test func resetToDefaultsContinuesTheLiveSections() {
+        let tree = makeTree()
+        defer { withExtendedLifetime(tree.anchor) {} }
+        let name = tree.name
+        let keys = tree.keys
+        name.text = "Ann"
+        keys.node.environment.settingsTheme = "dark"
+        #expect(tree.settings.validationErrors == 1)
+
+        tree.settings.sections = SettingsRoot.sample().sections
+        #expect(name.lifetime == .anchored)
+        #expect(keys.lifetime == .anchored)
+        #expect(name.text == "")
+        #expect(tree.name.text == "")
+        #expect(tree.settings.validationErrors == 2)
+        #expect(keys.node.environment.settingsTheme == "dark")
+        name.text = "Bo"
+        #expect(tree.name.text == "Bo")
+        #expect(tree.settings.validationErrors == 1)
+    }
+
+    @Test func undoRestoresAFieldEditAndAMove() {
+        let tree = makeTree()
+        defer { withExtendedLifetime(tree.anchor) {} }
+        let name = tree.name
+        let undo = tree.settings.node.undoStack
+        name.text = "Ann"
+        name.text = "Anna"
+        undo.undo()
+        #expect(name.text == "Ann")
+        #expect(tree.settings.validationErrors == 1)
+
+        tree.settings.dragField("name", from: tree.general, to: tree.keys)
+        #expect(tree.keys.fields.ids == ["rotate", "name"])
+        undo.undo()
+        #expect(tree.general.fields.ids == ["name", "sounds"])
+        #expect(tree.keys.fields.ids == ["rotate"])
+        #expect(tree.name.text == "Ann")
+        #expect(tree.name.lifetime == .anchored)
+        #expect(tree.name.node.mapHierarchy(for: .ancestors) { ($0 as? SettingsSection)?.id } == ["general"])
+        undo.redo()
+        #expect(tree.keys.fields.ids == ["rotate", "name"])
+        #expect(tree.general.fields.ids == ["sounds"])
+    }
+
+    @Test func frozenCopyServesADiffPreview() {
+        let tree = makeTree()
+        defer { withExtendedLifetime(tree.anchor) {} }
+        let before = tree.settings.frozenCopy
+        tree.name.text = "Ann"
+        tree.settings.dragField("sounds", from: tree.general, to: tree.keys)
+        #expect(before.lifetime == .frozen)
+        let frozenGeneral = before.sections[0]
+        #expect(frozenGeneral.lifetime == .frozen)
+        #expect(frozenGeneral.fields.ids == ["name", "sounds"])
+        // Models inside a custom container or a generic collection are the live ones in a frozen
+        // copy (Models.md): a preview reads a field's old value from a copy the app took itself.
+        #expect(frozenGeneral.fields[id: "name"]?.text?.lifetime == .anchored)
+        #expect(before.sections[1].subsections[0].advanced?.fields.ids == ["rotate"])
+        #expect(tree.keys.fields.ids == ["rotate", "sounds"])
+        #expect(tree.name.text == "Ann")
+    }
+
+    @Test func writesFromADetachedTaskReachTheTree() async {
+        let tree = makeTree()
+        defer { withExtendedLifetime(tree.anchor) {} }
+        let email = tree.email
+        await Task.detached { email.text = "a@b" }.value
+        #expect(tree.settings.validationErrors == 1)
+        #expect(tree.privacy.validationErrors == 0)
+    }
+
+    @Test func printedChangesNameTheFieldPath() {
+        let tree = makeTree()
+        defer { withExtendedLifetime(tree.anchor) {} }
+        let lines = Locked<[String]>([])
+        let printing = tree.settings._printChanges { line in lines.withLock { $0.append(line) } }
+        tree.email.text = "a@b"
+        tree.general.fields[id: "sounds"]?.toggle?.isOn = false
+        tree.name.cursor = 3
+        printing.cancel()
+        tree.name.text = "unprinted"
+        // The undo stack is a dependency model of its own: its `.private` `canUndo` prints under its
+        // type's name (Undo.md), between the write and the preference its `onChange` sets.
+        #expect(lines.value == [
+            #"SettingsRoot.sections[1].subsections[0].fields[0].text.text: "" → "a@b""#,
+            "ModelUndoStack.canUndo: false → true",
+            "SettingsRoot.sections[1].subsections[0].fields[0].text.preference.validationErrors: 1 → 0",
+            "SettingsRoot.sections[0].fields[1].toggle.isOn: true → false",
+            "SettingsRoot.sections[0].fields[0].text.cursor: 0 → 3",
+        ])
+    }
+}
+
+/// The editor under a Tester with full exhaustivity.
+@Suite struct SettingsEditorTesterScenarioTests {
+    @Test func editingSessionIsAssertedExhaustively() async throws {
+        let (settings, tester) = SettingsRoot.sample().andTester()
+        let general = settings.sections[0]
+        let keys = settings.sections[1].subsections[0].advanced!
+        let name = general.fields[id: "name"]!.text!
+        await tester.assert {
+            settings.validationErrors == 2
+        }
+        settings.node.environment.settingsLocale = "fr"
+        await tester.assert {
+            settings.node.environment.settingsLocale == "fr"
+        }
+        settings.dragField("name", from: general, to: keys)
+        await tester.assert {
+            general.fields.ids == ["sounds"]
+            keys.fields.ids == ["rotate", "name"]
+        }
+        name.text = "Ann"
+        name.cursor = 3
+        await tester.assert {
+            name.text == "Ann"
+            settings.validationErrors == 1
+        }
+        await tester.finish()
+    }
+}
