@@ -167,6 +167,45 @@ import Testing
         #expect(tree.settings.validationErrors == 1)
     }
 
+    @Test func streamsAndObservedQueriesFollowASectionMove() async {
+        let tree = makeTree()
+        defer { withExtendedLifetime(tree.anchor) {} }
+        let keys = tree.keys
+        let paths = Log()
+        let titles = Log()
+        keys.node.forEach(keys.node.observe { keys.path }) { path in paths.add(path.joined(separator: "/")) }
+        keys.node.forEach(keys.change(of: \.title)) { title in titles.add(title) }
+        #expect(await paths.waitFor("privacy/sharing/keys"))
+        #expect(await titles.waitFor("keys"))
+
+        tree.settings.node.transaction {
+            tree.privacy.subsections = []
+            tree.general.subsections.append(tree.sharing)
+        }
+        #expect(await paths.waitFor("general/sharing/keys"))
+        keys.title = "Keys"
+        #expect(await titles.waitFor("Keys"))
+        #expect(paths.all == ["privacy/sharing/keys", "general/sharing/keys"])
+        #expect(titles.all == ["keys", "Keys"])
+    }
+
+    @Test func sharedSectionReadsTheEnvironmentOfItsFirstPlace() {
+        let tree = makeTree()
+        defer { withExtendedLifetime(tree.anchor) {} }
+        tree.privacy.node.environment.settingsTheme = "dark"
+        let keys = tree.keys
+        let log = Log()
+        keys.node.onChange(of: keys.node.environment.settingsTheme) { _, theme in log.add(theme) }
+        tree.general.advanced = keys
+        #expect(!keys.node.isUniquelyReferenced)
+        #expect(keys.node.environment.settingsTheme == "dark")
+        tree.sharing.advanced = nil
+        #expect(keys.lifetime == .anchored)
+        #expect(keys.node.environment.settingsTheme == "system")
+        #expect(keys.path == ["general", "keys"])
+        #expect(log.all == ["system"])
+    }
+
     // MARK: Reset, undo, previews, other threads
 
     @Test func resetToDefaultsContinuesTheLiveSections() {
@@ -287,6 +326,60 @@ import Testing
         await tester.assert {
             name.text == "Ann"
             settings.validationErrors == 1
+        }
+        await tester.finish()
+    }
+
+    @Test func movesResetAndUndoAreAssertedExhaustively() async throws {
+        let (settings, tester) = SettingsRoot.sample().andTester()
+        let general = settings.sections[0]
+        let privacy = settings.sections[1]
+        let sharing = privacy.subsections[0]
+        let email = sharing.fields[id: "email"]!.text!
+        await tester.assert {
+            settings.validationErrors == 2
+        }
+        privacy.node.environment.settingsTheme = "dark"
+        await tester.assert {
+            privacy.node.environment.settingsTheme == "dark"
+            email.caption == "email[en/dark]"
+        }
+        settings.node.transaction {
+            privacy.subsections = []
+            general.subsections.append(sharing)
+        }
+        await tester.assert {
+            privacy.subsections.isEmpty
+            general.subsections.map(\.id) == ["sharing"]
+            email.caption == "email[en/system]"
+            general.validationErrors == 2
+        }
+        email.text = "a@b"
+        await tester.assert {
+            email.text == "a@b"
+            settings.validationErrors == 1
+        }
+        settings.node.undoStack.undo()
+        await tester.assert {
+            email.text == ""
+            settings.validationErrors == 2
+        }
+        settings.sections = SettingsRoot.sample().sections
+        await tester.assert {
+            general.subsections.isEmpty
+            privacy.subsections.map(\.id) == ["sharing"]
+            email.lifetime == .destructed
+            // The reset's new email field contributes its error from its own activation.
+            privacy.validationErrors == 1
+            settings.validationErrors == 2
+        }
+        privacy.node.removeEnvironment(\.settingsTheme)
+        await tester.assert {
+            privacy.node.environment.settingsTheme == "system"
+        }
+        await Task.detached { general.title = "General" }.value
+        await tester.assert {
+            general.title == "General"
         }
         await tester.finish()
     }
