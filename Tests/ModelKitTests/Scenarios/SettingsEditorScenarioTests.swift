@@ -253,6 +253,81 @@ import Testing
         #expect(tree.general.fields.ids == ["sounds"])
     }
 
+    @Test func undoOfASectionMovePutsTheSameLiveSectionBack() {
+        let tree = makeTree()
+        defer { withExtendedLifetime(tree.anchor) {} }
+        let sharing = tree.sharing
+        let keys = tree.keys
+        let log = Log()
+        keys.node.onCancel { log.add("cancel keys") }
+        tree.settings.node.transaction {
+            tree.privacy.subsections = []
+            tree.general.subsections.append(sharing)
+        }
+        tree.settings.node.undoStack.undo()
+        #expect(tree.privacy.subsections.map(\.id) == ["sharing"])
+        #expect(tree.general.subsections.isEmpty)
+        #expect(keys.path == ["privacy", "sharing", "keys"])
+        #expect(tree.privacy.validationErrors == 1)
+        #expect(tree.general.validationErrors == 1)
+        keys.title = "Keys"
+        #expect(tree.privacy.subsections[0].advanced?.title == "Keys")
+        #expect(log.all.isEmpty)
+    }
+
+    @Test func fieldsReorderedInTheirSectionKeepTheirWork() {
+        let tree = makeTree()
+        defer { withExtendedLifetime(tree.anchor) {} }
+        let name = tree.name
+        tree.general.fields.swapAt(0, 1)
+        #expect(tree.general.fields.ids == ["sounds", "name"])
+        #expect(name.lifetime == .anchored)
+        name.text = "Ann"
+        #expect(tree.general.validationErrors == 0)
+        name.text = ""
+        #expect(tree.general.validationErrors == 1)
+    }
+
+    @Test func fieldWhoseKindChangesUnderTheSameIDIsReplaced() {
+        let tree = makeTree()
+        defer { withExtendedLifetime(tree.anchor) {} }
+        let name = tree.name
+        let log = Log()
+        name.node.onCancel { log.add("cancel name") }
+        tree.general.fields[id: "name"] = .toggle(ToggleField(id: "name", isOn: true))
+        #expect(name.lifetime == .destructed)
+        #expect(log.all == ["cancel name"])
+        #expect(tree.general.fields[id: "name"]?.toggle?.lifetime == .anchored)
+        #expect(tree.general.validationErrors == 0)
+        #expect(tree.settings.validationErrors == 1)
+    }
+
+    @Test func ancestorsOfAFieldInASharedSectionAreEachVisitedOnce() {
+        let tree = makeTree()
+        defer { withExtendedLifetime(tree.anchor) {} }
+        tree.settings.pinned = tree.general
+        let ancestors = tree.name.node.mapHierarchy(for: .ancestors) { model -> String? in
+            (model as? SettingsSection)?.id ?? (model is SettingsRoot ? "root" : nil)
+        }
+        #expect(ancestors == ["general", "root"])
+        let all = tree.settings.node.reduceHierarchy(for: [.self, .descendants], into: 0) { count, _ in count += 1 }
+        // The root, four sections and five fields, each once.
+        #expect(all == 10)
+    }
+
+    @Test func undoOfAResetRestoresTheEditedValues() {
+        let tree = makeTree()
+        defer { withExtendedLifetime(tree.anchor) {} }
+        let name = tree.name
+        name.text = "Ann"
+        tree.settings.sections = SettingsRoot.sample().sections
+        #expect(name.text == "")
+        tree.settings.node.undoStack.undo()
+        #expect(name.text == "Ann")
+        #expect(name.lifetime == .anchored)
+        #expect(tree.settings.validationErrors == 1)
+    }
+
     @Test func frozenCopyServesADiffPreview() {
         let tree = makeTree()
         defer { withExtendedLifetime(tree.anchor) {} }
@@ -278,6 +353,54 @@ import Testing
         await Task.detached { email.text = "a@b" }.value
         #expect(tree.settings.validationErrors == 1)
         #expect(tree.privacy.validationErrors == 0)
+    }
+
+    @Test func printedChangesOfADragAndOfTheEnvironment() async {
+        let tree = makeTree()
+        defer { withExtendedLifetime(tree.anchor) {} }
+        let lines = Locked<[String]>([])
+        let printing = tree.settings._printChanges { line in lines.withLock { $0.append(line) } }
+        let paths = Log()
+        tree.settings.node.forEach(tree.settings.node.modifications()) { paths.add($0.paths.joined(separator: ",")) }
+        tree.settings.dragField("sounds", from: tree.general, to: tree.keys)
+        tree.keys.node.environment.settingsTheme = "dark"
+        tree.keys.node.removeEnvironment(\.settingsTheme)
+        tree.name.cursor = 2
+        tree.name.text = "x"
+        printing.cancel()
+        #expect(await paths.waitForCount(5))
+        #expect(lines.value == [
+            """
+            SettingsRoot.sections[0].fields:
+            - [
+            -   [0]: .text(TextEntryField(cursor: 0, id: "name", isRequired: true, text: "")),
+            -   [1]: .toggle(ToggleField(id: "sounds", isOn: true))
+            - ]
+            + [[0]: .text(TextEntryField(cursor: 0, id: "name", isRequired: true, text: ""))]
+            """,
+            """
+            SettingsRoot.sections[1].subsections[0].advanced.fields:
+            - [[0]: .toggle(ToggleField(id: "rotate", isOn: false))]
+            + [
+            +   [0]: .toggle(ToggleField(id: "rotate", isOn: false)),
+            +   [1]: .toggle(ToggleField(id: "sounds", isOn: true))
+            + ]
+            """,
+            "ModelUndoStack.canUndo: false → true",
+            #"SettingsRoot.sections[1].subsections[0].advanced.environment.settingsTheme: "system" → "dark""#,
+            #"SettingsRoot.sections[1].subsections[0].advanced.environment.settingsTheme: "dark" → "system""#,
+            "SettingsRoot.sections[0].fields[0].text.cursor: 0 → 2",
+            #"SettingsRoot.sections[0].fields[0].text.text: "" → "x""#,
+            "SettingsRoot.sections[0].fields[0].text.preference.validationErrors: 1 → 0",
+        ])
+        // One element per commit; the transient cursor never produces one.
+        #expect(paths.all == [
+            "SettingsRoot.sections[0].fields,SettingsRoot.sections[1].subsections[0].advanced.fields",
+            "SettingsRoot.sections[1].subsections[0].advanced.environment.settingsTheme",
+            "SettingsRoot.sections[1].subsections[0].advanced.environment.settingsTheme",
+            "SettingsRoot.sections[0].fields[0].text.text",
+            "SettingsRoot.sections[0].fields[0].text.preference.validationErrors",
+        ])
     }
 
     @Test func printedChangesNameTheFieldPath() {
