@@ -328,6 +328,57 @@ import Testing
         #expect(tree.settings.validationErrors == 1)
     }
 
+    @Test func fieldAddedThereBeforeItIsRemovedHereReadsItsNewPlace() {
+        let tree = makeTree()
+        defer { withExtendedLifetime(tree.anchor) {} }
+        tree.keys.node.environment.settingsLocale = "de"
+        let name = tree.name
+        tree.keys.fields.append(tree.general.fields[id: "name"]!)
+        #expect(name.caption == "name[en/system]")
+        #expect(tree.settings.validationErrors == 3)
+        tree.general.fields[id: "name"] = nil
+        #expect(name.lifetime == .anchored)
+        #expect(name.caption == "name[de/system]")
+        #expect(tree.settings.validationErrors == 2)
+        #expect(tree.keys.validationErrors == 1)
+    }
+
+    @Test func resetWithSectionsInAnotherOrderContinuesEachByID() {
+        let tree = makeTree()
+        defer { withExtendedLifetime(tree.anchor) {} }
+        let general = tree.general
+        let name = tree.name
+        let log = Log()
+        general.node.onCancel { log.add("cancel general") }
+        tree.settings.sections = SettingsRoot.sample().sections.reversed()
+        #expect(tree.settings.sections.map(\.id) == ["privacy", "general"])
+        #expect(general.lifetime == .anchored)
+        #expect(name.lifetime == .anchored)
+        #expect(log.all.isEmpty)
+        #expect(tree.settings.validationErrors == 2)
+    }
+
+    @Test func dragsAndEditsFromTwoThreadsKeepEveryFieldInOnePlace() async {
+        for _ in 0..<20 {
+            let tree = makeTree()
+            let name = tree.name
+            let settings = tree.settings
+            let general = tree.general
+            let keys = tree.keys
+            await withTaskGroup(of: Void.self) { group in
+                group.addTask { settings.dragField("name", from: general, to: keys) }
+                group.addTask { name.text = "Ann" }
+                group.addTask { settings.dragField("sounds", from: general, to: keys) }
+            }
+            #expect(general.fields.isEmpty)
+            #expect(keys.fields.ids.sorted() == ["name", "rotate", "sounds"])
+            #expect(name.lifetime == .anchored)
+            #expect(settings.validationErrors == 1)
+            #expect(keys.validationErrors == 0)
+            withExtendedLifetime(tree.anchor) {}
+        }
+    }
+
     @Test func frozenCopyServesADiffPreview() {
         let tree = makeTree()
         defer { withExtendedLifetime(tree.anchor) {} }
@@ -505,5 +556,34 @@ import Testing
             general.title == "General"
         }
         await tester.finish()
+    }
+}
+
+extension ReportedIssueTests {
+    /// Misuse in the settings editor: every report names the model and the property.
+    @Suite struct SettingsEditorMisuseScenarioTests {
+        /// Fields sit in an enum (a custom container), which undo cannot rebuild around a copy
+        /// (Undo.md): undoing a deletion reports it, and the section gets the destructed field back.
+        @Test func undoingAFieldDeletionReportsTheCustomContainer() async {
+            await IssueCapture.run(matchingAny: ["SettingsSection", "TextEntryField"]) { capture in
+                let settings = SettingsRoot.sample()
+                let anchor = settings.withAnchor()
+                defer { withExtendedLifetime(anchor) {} }
+                let general = settings.sections[0]
+                let name = general.fields[id: "name"]!.text!
+                general.fields[id: "name"] = nil
+                #expect(settings.validationErrors == 1)
+                settings.node.undoStack.undo()
+                #expect(general.fields.ids == ["name", "sounds"])
+                #expect(general.fields[id: "name"]?.text?.lifetime == .destructed)
+                #expect(name.lifetime == .destructed)
+                #expect(settings.validationErrors == 1)
+                #expect(capture.messages.map { $0.prefix { $0 != "\n" } } == [
+                    "Undo could not bring back the TextEntryField removed from SettingsSection.fields: it is "
+                        + "held in a custom `ModelContainer`, which undo cannot rebuild with a new instance, so "
+                        + "SettingsSection.fields holds the destructed TextEntryField, which is not anchored.",
+                ])
+            }
+        }
     }
 }
