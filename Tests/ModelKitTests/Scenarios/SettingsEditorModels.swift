@@ -85,6 +85,8 @@ struct ChoiceField: Model {
     let id: String
     let options: [String]
     @Tracked var selected: String
+    /// The options as shown in the locale of the field's place, kept by a `task(id:)`.
+    @Tracked var shownOptions: [String] = []
 
     init(id: String, options: [String], selected: String) {
         self.id = id
@@ -92,8 +94,15 @@ struct ChoiceField: Model {
         self.selected = selected
     }
 
+    func onActivate() {
+        node.task(id: node.environment.settingsLocale) { [options] locale in
+            shownOptions = options.map { "\(locale):\($0)" }
+        }
+    }
+
     static func register(_ r: inout ModelRegistrar<Self>) {
         r.track(\.$selected)
+        r.track(\.$shownOptions, options: [.private, .transient])
     }
 }
 

@@ -31,6 +31,15 @@ import Testing
         )
     }
 
+    /// Waits until the choice field's `task(id:)` has shown its options (so that it prints nothing
+    /// later).
+    private func waitForShownOptions(_ tree: Tree) async {
+        let shown = await eventually {
+            tree.settings.node.mapHierarchy(for: .descendants) { $0 as? ChoiceField }.allSatisfy { !$0.shownOptions.isEmpty }
+        }
+        #expect(shown)
+    }
+
     // MARK: Environment, preferences, queries
 
     @Test func environmentOverriddenAtSeveralLevelsResolvesToTheNearest() {
@@ -379,6 +388,52 @@ import Testing
         }
     }
 
+    @Test func observedSharingAndMemoizedQueriesFollowTheTree() async {
+        let tree = makeTree()
+        defer { withExtendedLifetime(tree.anchor) {} }
+        let general = tree.general
+        let privacy = tree.privacy
+        let shared = Log()
+        general.node.forEach(general.node.observe { general.node.isUniquelyReferenced }) { unique in
+            shared.add(unique ? "unique" : "shared")
+        }
+        #expect(await shared.waitFor("unique"))
+        tree.settings.pinned = general
+        #expect(await shared.waitForCount(2))
+        tree.settings.pinned = nil
+        #expect(await shared.waitForCount(3))
+        #expect(shared.all == ["unique", "shared", "unique"])
+
+        let computed = Log()
+        func fieldIDs() -> [String] {
+            privacy.node.memoize(for: "fieldIDs") {
+                computed.add("computed")
+                return privacy.allFieldIDs
+            }
+        }
+        #expect(fieldIDs() == ["tracking", "email", "rotate"])
+        #expect(fieldIDs() == ["tracking", "email", "rotate"])
+        #expect(computed.all.count == 1)
+        tree.settings.dragField("sounds", from: general, to: tree.keys)
+        #expect(fieldIDs() == ["tracking", "email", "rotate", "sounds"])
+        #expect(computed.all.count == 2)
+    }
+
+    @Test func taskKeyedOnTheLocaleRestartsWhenItsFieldMoves() async {
+        let tree = makeTree()
+        defer { withExtendedLifetime(tree.anchor) {} }
+        tree.keys.node.environment.settingsLocale = "de"
+        guard case .choice(let tracking) = tree.privacy.fields[id: "tracking"]! else {
+            Issue.record("tracking is not a choice")
+            return
+        }
+        #expect(await eventually { tracking.shownOptions == ["en:ask", "en:never"] })
+        tree.settings.dragField("tracking", from: tree.privacy, to: tree.keys)
+        #expect(await eventually { tracking.shownOptions == ["de:ask", "de:never"] })
+        tree.keys.node.removeEnvironment(\.settingsLocale)
+        #expect(await eventually { tracking.shownOptions == ["en:ask", "en:never"] })
+    }
+
     @Test func frozenCopyServesADiffPreview() {
         let tree = makeTree()
         defer { withExtendedLifetime(tree.anchor) {} }
@@ -409,6 +464,7 @@ import Testing
     @Test func printedChangesOfADragAndOfTheEnvironment() async {
         let tree = makeTree()
         defer { withExtendedLifetime(tree.anchor) {} }
+        await waitForShownOptions(tree)
         let lines = Locked<[String]>([])
         let printing = tree.settings._printChanges { line in lines.withLock { $0.append(line) } }
         let paths = Log()
@@ -454,9 +510,10 @@ import Testing
         ])
     }
 
-    @Test func printedChangesNameTheFieldPath() {
+    @Test func printedChangesNameTheFieldPath() async {
         let tree = makeTree()
         defer { withExtendedLifetime(tree.anchor) {} }
+        await waitForShownOptions(tree)
         let lines = Locked<[String]>([])
         let printing = tree.settings._printChanges { line in lines.withLock { $0.append(line) } }
         tree.email.text = "a@b"
@@ -499,6 +556,39 @@ import Testing
         name.cursor = 3
         await tester.assert {
             name.text == "Ann"
+            settings.validationErrors == 1
+        }
+        await tester.finish()
+    }
+
+    @Test func sharedSectionIsAssertedExhaustively() async throws {
+        let (settings, tester) = SettingsRoot.sample().andTester()
+        let general = settings.sections[0]
+        let name = general.fields[id: "name"]!.text!
+        await tester.assert {
+            settings.validationErrors == 2
+        }
+        settings.pinned = general
+        await tester.assert {
+            settings.pinned?.id == "general"
+            !general.node.isUniquelyReferenced
+            settings.validationErrors == 3
+        }
+        settings.sections.removeFirst()
+        await tester.assert {
+            settings.sections.map(\.id) == ["privacy"]
+            general.node.isUniquelyReferenced
+            settings.validationErrors == 2
+        }
+        name.text = "Ann"
+        await tester.assert {
+            name.text == "Ann"
+            settings.validationErrors == 1
+        }
+        settings.pinned = nil
+        await tester.assert {
+            settings.pinned == nil
+            name.lifetime == .destructed
             settings.validationErrors == 1
         }
         await tester.finish()
