@@ -434,6 +434,31 @@ import Testing
         #expect(await eventually { tracking.shownOptions == ["en:ask", "en:never"] })
     }
 
+    @Test func fieldDraggedOutOfASharedSectionCountsOnceAfterwards() {
+        let tree = makeTree()
+        defer { withExtendedLifetime(tree.anchor) {} }
+        let log = Log()
+        tree.settings.node.onChange(of: tree.settings.validationErrors) { old, new in log.add("\(old)→\(new)") }
+        tree.settings.pinned = tree.general
+        #expect(tree.settings.validationErrors == 3)
+        tree.settings.dragField("name", from: tree.general, to: tree.keys)
+        #expect(tree.settings.validationErrors == 2)
+        #expect(tree.name.node.isUniquelyReferenced)
+        #expect(tree.name.node.mapHierarchy(for: .ancestors) { ($0 as? SettingsSection)?.id } == ["keys", "sharing", "privacy"])
+        tree.settings.dragField("name", from: tree.keys, to: tree.general)
+        #expect(tree.settings.validationErrors == 3)
+        #expect(log.all == ["2→3", "3→2", "2→3"])
+    }
+
+    @Test func dependencyRelationVisitsTheSharedUndoStackOnce() {
+        let tree = makeTree()
+        defer { withExtendedLifetime(tree.anchor) {} }
+        let stacks = tree.settings.node.mapHierarchy(for: [.self, .descendants, .dependencies]) { $0 as? ModelUndoStack }
+        #expect(stacks.count == 1)
+        let withoutDependencies = tree.settings.node.mapHierarchy(for: [.self, .descendants]) { $0 as? ModelUndoStack }
+        #expect(withoutDependencies.isEmpty)
+    }
+
     @Test func frozenCopyServesADiffPreview() {
         let tree = makeTree()
         defer { withExtendedLifetime(tree.anchor) {} }
