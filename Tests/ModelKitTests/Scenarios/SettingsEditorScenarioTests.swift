@@ -535,6 +535,28 @@ import Testing
         ])
     }
 
+    @Test func printedChangesOfASharedSection() async {
+        let tree = makeTree()
+        defer { withExtendedLifetime(tree.anchor) {} }
+        await waitForShownOptions(tree)
+        tree.settings.pinned = tree.general
+        let lines = Locked<[String]>([])
+        let printing = tree.settings._printChanges { line in lines.withLock { $0.append(line) } }
+        tree.general.title = "General"
+        tree.settings.sections.removeFirst()
+        tree.general.title = "Main"
+        printing.cancel()
+        // A shared model's change is printed once, under its first place.
+        let printed = lines.value
+        #expect(printed.count == 4)
+        guard printed.count == 4 else { return }
+        #expect(printed[0] == #"SettingsRoot.sections[0].title: "general" → "General""#)
+        #expect(printed[1].hasPrefix("SettingsRoot.sections:\n"))
+        #expect(printed[1].contains(#"-     id: "general","#))
+        #expect(printed[2] == "ModelUndoStack.canUndo: false → true")
+        #expect(printed[3] == #"SettingsRoot.pinned.title: "General" → "Main""#)
+    }
+
     @Test func printedChangesNameTheFieldPath() async {
         let tree = makeTree()
         defer { withExtendedLifetime(tree.anchor) {} }
@@ -582,6 +604,27 @@ import Testing
         await tester.assert {
             name.text == "Ann"
             settings.validationErrors == 1
+        }
+        await tester.finish()
+    }
+
+    @Test func inheritedValuesChangedByAMoveAreNotChangesToAssert() async throws {
+        let (settings, tester) = SettingsRoot.sample().andTester()
+        let general = settings.sections[0]
+        let keys = settings.sections[1].subsections[0].advanced!
+        await tester.assert {
+            settings.validationErrors == 2
+        }
+        keys.node.environment.settingsLocale = "de"
+        await tester.assert {
+            keys.node.environment.settingsLocale == "de"
+        }
+        settings.dragField("name", from: general, to: keys)
+        await tester.assert {
+            general.fields.ids == ["sounds"]
+            keys.fields.ids == ["rotate", "name"]
+            keys.validationErrors == 1
+            general.validationErrors == 0
         }
         await tester.finish()
     }
