@@ -1,5 +1,6 @@
 import ModelKit
 import ModelKitTesting
+import Observation
 import Testing
 
 /// A settings editor (SettingsEditorModels.swift) driven the way an app drives it: fields dragged
@@ -457,6 +458,34 @@ import Testing
         #expect(stacks.count == 1)
         let withoutDependencies = tree.settings.node.mapHierarchy(for: [.self, .descendants]) { $0 as? ModelUndoStack }
         #expect(withoutDependencies.isEmpty)
+    }
+
+    @Test func observationOfAFoldAndOfAPathFiresWhenAFieldOrSectionMoves() {
+        let tree = makeTree()
+        defer { withExtendedLifetime(tree.anchor) {} }
+        let fired = Locked<[String]>([])
+        withObservationTracking {
+            _ = tree.keys.validationErrors
+        } onChange: {
+            fired.withLock { $0.append("keys errors") }
+        }
+        withObservationTracking {
+            _ = tree.keys.path
+        } onChange: {
+            fired.withLock { $0.append("keys path") }
+        }
+        withObservationTracking {
+            _ = tree.general.title
+        } onChange: {
+            fired.withLock { $0.append("general title") }
+        }
+        tree.settings.dragField("name", from: tree.general, to: tree.keys)
+        #expect(fired.value == ["keys errors"])
+        tree.settings.node.transaction {
+            tree.privacy.subsections = []
+            tree.general.subsections.append(tree.sharing)
+        }
+        #expect(fired.value == ["keys errors", "keys path"])
     }
 
     @Test func frozenCopyServesADiffPreview() {
