@@ -658,6 +658,36 @@ import Testing
         await tester.finish()
     }
 
+    @Test func detachedWritesAndAChoiceMovedIntoAnotherLocaleAreAssertedExhaustively() async throws {
+        let (settings, tester) = SettingsRoot.sample().andTester()
+        let privacy = settings.sections[1]
+        let keys = privacy.subsections[0].advanced!
+        guard case .choice(let tracking) = privacy.fields[id: "tracking"]! else {
+            Issue.record("tracking is not a choice")
+            return
+        }
+        await tester.assert {
+            settings.validationErrors == 2
+        }
+        keys.node.environment.settingsLocale = "de"
+        await tester.assert {
+            keys.node.environment.settingsLocale == "de"
+        }
+        await Task.detached { settings.dragField("tracking", from: privacy, to: keys) }.value
+        await tester.settle()
+        await tester.assert {
+            keys.fields.ids == ["rotate", "tracking"]
+            privacy.fields.isEmpty
+            keys.path == ["privacy", "sharing", "keys"]
+            tracking.shownOptions == ["de:ask", "de:never"]
+        }
+        await Task.detached { tracking.selected = "never" }.value
+        await tester.assert {
+            tracking.selected == "never"
+        }
+        await tester.finish()
+    }
+
     @Test func sharedSectionIsAssertedExhaustively() async throws {
         let (settings, tester) = SettingsRoot.sample().andTester()
         let general = settings.sections[0]
