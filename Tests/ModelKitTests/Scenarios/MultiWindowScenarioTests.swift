@@ -214,5 +214,50 @@ extension ReportedIssueTests {
                 #expect(await eventually { tracker.liveCount == 1 })
             }
         }
+
+        @Test func oneBookshelfGivenToTwoWindowsIsReportedAndShared() async {
+            await IssueCapture.run(matching: "Bookshelf") { capture in
+                let shelf = Bookshelf()
+                let left = AppWindow(name: "left").withAnchor { $0.bookshelf = shelf }
+                let right = AppWindow(name: "right").withAnchor { $0.bookshelf = shelf }
+                left.node.bookshelf.books = ["Dune"]
+                #expect(right.node.bookshelf.books == ["Dune"])
+                #expect(capture.messages.count == 1)
+                #expect(capture.messages.first?.hasPrefix(
+                    "AppWindow uses the dependency Bookshelf, a Bookshelf that belongs to another hierarchy"
+                ) == true)
+            }
+        }
+
+        @Test func aWindowUsedAfterItsTesterFinishedReportsEachUseThroughThatTester() async {
+            let (left, leftTester) = AppWindow(name: "left").andTester()
+            let (right, rightTester) = AppWindow(name: "right").andTester()
+            await leftTester.finish()
+            #expect(left.lifetime == .destructed)
+            #expect(right.lifetime == .anchored)
+            withKnownIssue {
+                left.savedTexts = ["late"]
+            } matching: { issue in
+                issue.description.contains("Wrote to AppWindow.savedTexts of a destructed AppWindow")
+            }
+            #expect(left.savedTexts == [])
+            right.savedTexts = ["on time"]
+            await rightTester.assert(right.savedTexts == ["on time"])
+            await rightTester.finish()
+        }
+
+        @Test func anAssertionReadingOnlyAnotherWindowFailsAndAssertsNothing() async {
+            let (left, leftTester) = AppWindow(name: "left").andTester()
+            let (_, rightTester) = AppWindow(name: "right").andTester()
+            left.savedTexts = ["x"]
+            await withKnownIssue {
+                await rightTester.assert(left.savedTexts == ["x"])
+            } matching: { issue in
+                issue.description.contains("The assertion read only models of another hierarchy (AppWindow.savedTexts)")
+            }
+            await leftTester.assert(left.savedTexts == ["x"])
+            await leftTester.finish()
+            await rightTester.finish()
+        }
     }
 }
