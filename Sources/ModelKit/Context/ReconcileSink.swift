@@ -357,6 +357,14 @@ final class ReconcileSink: VisitSink {
                 fixes: ["Add a new \(typeName) built from the frozen copy's values."]
             ))
         }
+        // A removed model of another hierarchy is not anchored anywhere: say so, not "anchored in
+        // another hierarchy", and don't suggest the in-hierarchy move, which cannot apply.
+        if !context.state.isLive && context.hierarchy !== parent.hierarchy {
+            return reject(ModelIssue(
+                "A destructed \(typeName) (removed from another hierarchy) was added to \(property); destructed models cannot be anchored again.",
+                fixes: ["Create a new \(typeName) for this hierarchy; a model cannot move between hierarchies."]
+            ))
+        }
         if context.hierarchy !== parent.hierarchy {
             return reject(ModelIssue(
                 "A \(typeName) anchored in another hierarchy was added to \(property); it was not anchored here.",

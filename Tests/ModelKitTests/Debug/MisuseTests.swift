@@ -176,6 +176,24 @@ extension ReportedIssueTests {
             }
         }
 
+        @Test func addingAModelRemovedFromAnotherHierarchyIsReportedAsDestructed() async {
+            await IssueCapture.run(matching: "MisuseList") { capture in
+                let first = MisuseList().withAnchor(), second = MisuseList().withAnchor()
+                let item = MisuseItem(id: 1)
+                first.items = [item]
+                first.items = []
+                second.items = [item]
+                #expect(item.lifetime == .destructed)
+                #expect(second.items.first?.lifetime == .destructed)
+                #expect(capture.messages == ["""
+                    A destructed MisuseItem (removed from another hierarchy) was added to MisuseList.items; \
+                    destructed models cannot be anchored again.
+
+                    To fix: Create a new MisuseItem for this hierarchy; a model cannot move between hierarchies.
+                    """])
+            }
+        }
+
         @Test func anchoringTwiceIsReported() async {
             await IssueCapture.run(matching: "MisuseItem") { capture in
                 let item = MisuseItem(id: 1).withAnchor()

@@ -259,5 +259,21 @@ extension ReportedIssueTests {
             await leftTester.finish()
             await rightTester.finish()
         }
+
+        @Test func aDocumentOfAClosedWindowAddedToAnotherIsReportedAsDestructed() async {
+            await IssueCapture.run(matching: "WindowDocument") { capture in
+                var closing: AppWindow? = AppWindow(name: "closing").withAnchor()
+                let open = AppWindow(name: "open").withAnchor()
+                closing?.document = WindowDocument(id: "d", text: "draft")
+                let document = closing!.document!
+                closing = nil
+                open.document = document
+                #expect(open.document?.lifetime == .destructed)
+                #expect(capture.messages.first?.hasPrefix(
+                    "A destructed WindowDocument (removed from another hierarchy) was added to AppWindow.document"
+                ) == true)
+                #expect(capture.messages.count == 1)
+            }
+        }
     }
 }
