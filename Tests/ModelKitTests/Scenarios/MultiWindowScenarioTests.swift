@@ -138,6 +138,23 @@ import Testing
         #expect(values.last == ["a"])
     }
 
+    @Test func printedChangesOfAWindowShowItsOwnBookshelfOnly() async {
+        let left = AppWindow(name: "left").withAnchor(), right = AppWindow(name: "right").withAnchor()
+        let lines = Locked<[String]>([])
+        let printing = left._printChanges { line in lines.withLock { $0.append(line) } }
+        left.node.bookshelf.books = ["L"]
+        right.node.bookshelf.books = ["R"]
+        left.document = WindowDocument(id: "x", text: "t")
+        right.document = WindowDocument(id: "x", text: "r")
+        left.document?.text = "u"
+        printing.cancel()
+        #expect(lines.value == [
+            "Bookshelf.books: [] → [[0]: \"L\"]",
+            "AppWindow.document: nil → WindowDocument(id: \"x\", text: \"t\", token: nil)",
+            "AppWindow.document.text: \"t\" → \"u\"",
+        ])
+    }
+
     @Test func printedChangesOfTwoWindowsWrittenFromTwoThreadsGoEachToItsOwnPrinter() async {
         let left = AppWindow(name: "left").withAnchor(), right = AppWindow(name: "right").withAnchor()
         let leftLines = Locked<[String]>([]), rightLines = Locked<[String]>([])
