@@ -412,7 +412,7 @@ private final class ViewHost: Sendable {
         await tester.finish()
     }
 
-    @Test func placingAnOrderTwiceCancelsTheFirstPlacementInFlight() async {
+    @Test func placingAnOrderTwiceCancelsTheFirstPlacementInFlight() async throws {
         let clock = TestClock()
         let placed = TestProbe()
         let (shop, tester) = Shop(catalog: makeCatalog()).andTester {
@@ -425,7 +425,7 @@ private final class ViewHost: Sendable {
         tester.install(placed)
         shop.addToCart("fig")
         shop.beginCheckout()
-        let checkout = try! #require(shop.checkout)
+        let checkout = try #require(shop.checkout)
         await tester.assert {
             shop.badge == 1
             shop.cart.lines.count == 1
@@ -455,8 +455,9 @@ private final class ViewHost: Sendable {
         await tester.finish()
     }
 
-    @Test func cancellingTheCheckoutMidFlightStopsThePlacement() async {
-        let clock = TestClock()
+    /// A shop with an apple in the cart, whose checkout is placing its order: the order service
+    /// answers after two seconds of `clock`.
+    private func placingAnApple(clock: TestClock) async throws -> (Shop, Tester, Checkout) {
         let (shop, tester) = Shop(catalog: makeCatalog()).andTester {
             $0.orders = OrderClient { amount in
                 try await clock.sleep(for: .seconds(2))
@@ -465,7 +466,7 @@ private final class ViewHost: Sendable {
         }
         shop.addToCart("apple")
         shop.beginCheckout()
-        let checkout = try! #require(shop.checkout)
+        let checkout = try #require(shop.checkout)
         checkout.placeOrder()
         await tester.assert {
             shop.badge == 1
@@ -475,6 +476,12 @@ private final class ViewHost: Sendable {
             checkout.attempts == 1
             checkout.isPlacing
         }
+        return (shop, tester, checkout)
+    }
+
+    @Test func cancellingTheCheckoutMidFlightStopsThePlacement() async throws {
+        let clock = TestClock()
+        let (_, tester, checkout) = try await placingAnApple(clock: clock)
         checkout.cancelTapped()
         await tester.assert {
             checkout.status == "cancelled"
@@ -485,27 +492,10 @@ private final class ViewHost: Sendable {
         await tester.finish()
     }
 
-    @Test func removingTheCheckoutWhileItPlacesTheOrderCancelsThePlacement() async {
+    @Test func removingTheCheckoutWhileItPlacesTheOrderCancelsThePlacement() async throws {
         let clock = TestClock()
-        let (shop, tester) = Shop(catalog: makeCatalog()).andTester {
-            $0.orders = OrderClient { amount in
-                try await clock.sleep(for: .seconds(2))
-                return "order-\(amount)"
-            }
-        }
-        shop.addToCart("apple")
-        shop.beginCheckout()
-        let checkout = try! #require(shop.checkout)
+        let (shop, tester, checkout) = try await placingAnApple(clock: clock)
         let sheetView = ViewHost { shop.checkout.map { "placing: \($0.isPlacing)" } ?? "closed" }
-        checkout.placeOrder()
-        await tester.assert {
-            shop.badge == 1
-            shop.cart.lines.count == 1
-            shop.checkout?.amount == checkout.amount
-            checkout.status == "ready"
-            checkout.attempts == 1
-            checkout.isPlacing
-        }
         shop.checkout = nil
         await tester.assert {
             shop.checkout == nil
