@@ -2,18 +2,20 @@ import ModelKit
 import ModelKitTesting
 import Testing
 
+/// A workspace with two open documents, "Draft" (pages 1 and 2) and "Notes" (page 3), and the
+/// anchor that keeps it alive.
+private func makeWorkspace(_ log: Log) -> (Workspace, Workspace) {
+    let workspace = Workspace(log: log)
+    let anchor = workspace.withAnchor()
+    workspace.open(Document(id: DocumentID(1), title: "Draft", pages: [Page(id: 1, log: log), Page(id: 2, log: log)], log: log))
+    workspace.open(Document(id: DocumentID(2), title: "Notes", pages: [Page(id: 3, log: log)], log: log))
+    return (workspace, anchor)
+}
+
 /// A document editor (DocumentEditorModels.swift) driven the way an app drives it: documents shared
 /// between the open list and the selection, pages dragged between documents, documents moved in and
 /// out of the selection, with the work, events, environment and queries checked after each move.
 @Suite struct DocumentEditorScenarioTests {
-    private func makeWorkspace(_ log: Log) -> (Workspace, Workspace) {
-        let workspace = Workspace(log: log)
-        let anchor = workspace.withAnchor()
-        workspace.open(Document(id: DocumentID(1), title: "Draft", pages: [Page(id: 1, log: log), Page(id: 2, log: log)], log: log))
-        workspace.open(Document(id: DocumentID(2), title: "Notes", pages: [Page(id: 3, log: log)], log: log))
-        return (workspace, anchor)
-    }
-
     // MARK: Sharing
 
     @Test func documentSharedByTheOpenListAndTheSelectionLivesUntilBothLetItGo() {
@@ -382,14 +384,6 @@ extension ReportedIssueTests {
 
 /// Refreshes, dependencies, queries, threads and teardown in the editor.
 @Suite struct DocumentEditorLifecycleScenarioTests {
-    private func makeWorkspace(_ log: Log) -> (Workspace, Workspace) {
-        let workspace = Workspace(log: log)
-        let anchor = workspace.withAnchor()
-        workspace.open(Document(id: DocumentID(1), title: "Draft", pages: [Page(id: 1, log: log), Page(id: 2, log: log)], log: log))
-        workspace.open(Document(id: DocumentID(2), title: "Notes", pages: [Page(id: 3, log: log)], log: log))
-        return (workspace, anchor)
-    }
-
     @Test func refreshedSharedDocumentContinuesInBothPlaces() {
         let log = Log()
         let (workspace, anchor) = makeWorkspace(log)
