@@ -42,6 +42,8 @@ public final class TestClock: Clock, Sendable {
         let id: Int
         let deadline: Instant
         let continuation: CheckedContinuation<Void, any Error>
+        /// The executor of the tested hierarchy whose task sleeps, if any.
+        let executor: ObjectIdentifier?
     }
 
     private struct WeakExecutor {
@@ -91,13 +93,17 @@ public final class TestClock: Clock, Sendable {
     public func sleep(until deadline: Instant, tolerance: Duration? = nil) async throws {
         try Task.checkCancellation()
         let executor = TesterExecutor.current.value
-        let id = state.withLock { state -> Int in
+        let executorID = executor.map(ObjectIdentifier.init)
+        let (id, isNewExecutor) = state.withLock { state -> (Int, Bool) in
             state.nextID += 1
-            if let executor, state.executors[ObjectIdentifier(executor)] == nil {
-                state.executors[ObjectIdentifier(executor)] = WeakExecutor(executor: executor)
+            // Also when the entry is of a freed executor whose address this one reuses.
+            guard let executor, let executorID, state.executors[executorID]?.executor !== executor else {
+                return (state.nextID, false)
             }
-            return state.nextID
+            state.executors[executorID] = WeakExecutor(executor: executor)
+            return (state.nextID, true)
         }
+        if isNewExecutor { executor?.noteSleeping(on: self) }
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
                 enum Action { case wait, resume, cancel }
@@ -106,7 +112,8 @@ public final class TestClock: Clock, Sendable {
                     // task's flag is set before its handler runs, so it is seen here.
                     if Task.isCancelled { return .cancel }
                     if deadline <= state.now { return .resume }
-                    state.sleepers.append(Sleeper(id: id, deadline: deadline, continuation: continuation))
+                    state.sleepers.append(Sleeper(
+                        id: id, deadline: deadline, continuation: continuation, executor: executorID))
                     return .wait
                 }
                 switch action {
@@ -142,6 +149,16 @@ public final class TestClock: Clock, Sendable {
         while let due = state.withLock({ $0.takeDue(by: deadline) }) {
             due.continuation.resume()
             await settleTestedHierarchies()
+        }
+    }
+
+    /// The earliest deadline among the sleeps of `executor`'s tasks and the clock's time (both as
+    /// offsets from the clock's start), for the report of a task still running at the end of a test.
+    func earliestSleep(of executor: TesterExecutor) -> (deadline: Duration, now: Duration)? {
+        let id = ObjectIdentifier(executor)
+        return state.withLock { state in
+            state.sleepers.lazy.filter { $0.executor == id }.map(\.deadline).min()
+                .map { ($0.offset, state.now.offset) }
         }
     }
 

@@ -137,6 +137,7 @@ extension Tester {
         let timeout = timeout ?? self.timeout
         let deadline = ContinuousClock.now + timeout
         var hadLastChance = false
+        var settledForUnwrap = false
         // The activities of other testers' hierarchies the predicates read; marked before each
         // evaluation, so that a write after the read wakes this wait.
         var otherHierarchies: [ObjectIdentifier: Activity] = [:]
@@ -146,6 +147,16 @@ extension Tester {
             let startSequence = Sequencer.current
             let evaluation = evaluate(conditions)
             if evaluation.results.allSatisfy({ $0 }) {
+                // A value an unwrap returns may be a model that one of the hierarchy's tasks has just
+                // added and is still activating (its `onActivate` has not yet started the listening
+                // the test is about to rely on): let the running job end first (a job runs until its
+                // task suspends, so the activation ends with it), then look again. One job at most
+                // beyond it, not until the hierarchy is idle: a timer on an `ImmediateClock` never is.
+                if kind == .unwrap && !settledForUnwrap && !state.executor.isIdle {
+                    settledForUnwrap = true
+                    await state.executor.settle(until: deadline, jobs: 1)
+                    continue
+                }
                 markAsserted(evaluation)
                 // An unwrap counts what it read as asserted, but does not demand the rest yet: the
                 // value it returns is usually what the next assertion inspects.

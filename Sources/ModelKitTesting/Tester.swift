@@ -115,8 +115,9 @@ public final class Tester: Sendable {
     ///
     /// Under a tester the model's tasks (`task`, `forEach`, and the tasks they start) run on an
     /// executor the tester owns, so this is exact rather than timed. Work that has hopped to another
-    /// executor (an actor, the main actor) is outside the hierarchy until it comes back: `assert`
-    /// waits for it through its wake-ups. It asserts nothing.
+    /// executor (the main actor, an actor with an executor of its own) is outside the hierarchy until
+    /// it comes back: `assert` waits for it through its wake-ups. A default `actor`'s methods run on
+    /// the executor the calling task prefers, so they are settled too. It asserts nothing.
     ///
     /// ```swift
     /// model.refreshTapped()          // starts a task that loads and sorts
@@ -187,12 +188,16 @@ public final class Tester: Sendable {
         let reported = tasks.filter(Self.isReported)
         let exhaustivity = self.exhaustivity
         if exhaustivity.contains(.tasks) {
+            let clockSleep = reported.isEmpty ? nil : state.executor.earliestClockSleep()
             for task in reported {
-                state.fail(FailureMessages.taskStillRunning(task, testerReleased: testerReleased), at: task.location)
+                state.fail(
+                    FailureMessages.taskStillRunning(task, testerReleased: testerReleased, clockSleep: clockSleep),
+                    at: task.location
+                )
             }
         } else if showSkippedAssertions, !reported.isEmpty {
             state.printSkipped(FailureMessages.skipped(
-                "Tasks still running", reported.map { "\($0.modelType) task started at \($0.location)" },
+                "Tasks still running", reported.map { "\($0.modelType) task\($0.name.map { " \"\($0)\"" } ?? "") started at \($0.location)" },
                 test: state.testName, at: state.location
             ))
         }

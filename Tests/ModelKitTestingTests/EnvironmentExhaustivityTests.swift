@@ -113,7 +113,7 @@ private struct Screen: Model {
         await withKnownIssue {
             await tester.finish()
         } matching: { issue in
-            "\(issue)".contains("Preference changes were not asserted:\n\n  Screen.rows[0].preference.dirtyCount: 0 → 1\n")
+            "\(issue)".contains("Preference changes were not asserted:\n\n  Screen.rows[0].preference.dirtyCount: nil → 1\n")
         }
     }
 

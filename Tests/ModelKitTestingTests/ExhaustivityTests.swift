@@ -175,6 +175,19 @@ import Testing
         }
     }
 
+    @Test func aNamedTaskStillRunningIsReportedByItsName() async {
+        let (waiter, tester) = Waiter().andTester()
+        tester.timeout = .milliseconds(20)
+        waiter.startWaiting(name: "Poll the server")
+        await withKnownIssue {
+            await tester.finish()
+        } matching: { issue in
+            text(issue).hasPrefix("""
+            The task "Poll the server" of Waiter started here was still running when the test ended.
+            """)
+        }
+    }
+
     @Test func aCancelledTaskThatHasNotEndedIsReportedAsStillRunning() async {
         let release = Release()
         let (waiter, tester) = StubbornWaiter().andTester()
@@ -317,30 +330,6 @@ import Testing
     @Test func fullIncludesEnvironmentAndPreferences() {
         #expect(Exhaustivity.full.contains([.state, .events, .tasks, .probes, .environment, .preferences]))
         #expect(Exhaustivity.off.isEmpty)
-    }
-}
-
-/// Opens once; a task waiting on it ignores cancellation.
-private final class Release: Sendable {
-    private let state = Mutex<(isOpen: Bool, waiters: [CheckedContinuation<Void, Never>])>((false, []))
-
-    func open() {
-        let waiters = state.withLock { state in
-            state.isOpen = true
-            defer { state.waiters = [] }
-            return state.waiters
-        }
-        for waiter in waiters { waiter.resume() }
-    }
-
-    func wait() async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let isOpen = state.withLock { state in
-                if !state.isOpen { state.waiters.append(continuation) }
-                return state.isOpen
-            }
-            if isOpen { continuation.resume() }
-        }
     }
 }
 

@@ -58,8 +58,10 @@ extension Model {
     /// - Note: Capturing the returned value in a task started through it, or in a callback handed
     ///   to a child, keeps the hierarchy alive until that task ends or that child is removed.
     @inlinable
-    public func withAnchor() -> Self {
-        withAnchor { _ in }
+    public func withAnchor(
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) -> Self {
+        withAnchor(fileID: fileID, filePath: filePath, line: line, column: column) { _ in }
     }
 
     /// Anchors the model with dependency overrides for the whole hierarchy.

@@ -23,7 +23,7 @@ extension Context {
         if let listeners = extras?.eventListeners, !listeners.isEmpty {
             hierarchy.extras.eventListenerCount -= listeners.count
         }
-        if let work = extras?.takeWorkForTeardown(of: self), !work.isEmpty {
+        if let work = extras?.takeWorkForTeardown(of: self, batch: &batch), !work.isEmpty {
             batch.entries.append(TeardownBatch.Entry(work: work))
         }
         if let printers = extras?.printers, !printers.isEmpty {
@@ -94,6 +94,16 @@ struct TeardownBatch {
     /// ``retireForwardingCells()``).
     private var continuedCells: Set<ObjectIdentifier> = []
 
+    /// The observer lists that destructed models' observers left (see ``compactObserverLists()``),
+    /// by context and property. The contexts are retained until the batch is released.
+    /// Nil until the first one: a batch that meets no observer builds no dictionary.
+    private var leftObserverLists: [ObserverListKey: Context]?
+
+    struct ObserverListKey: Hashable {
+        let context: ObjectIdentifier
+        let index: Int
+    }
+
     var isEmpty: Bool { entries.isEmpty && releasedModels.isEmpty && retiredValues.isEmpty }
 
     /// Notes the cells of a destructed model that a newer instance continued: the cells of the
@@ -114,6 +124,39 @@ struct TeardownBatch {
             forwardedCells.withLock { $0.retireSources(forwardingTo: cells) }
         }
         retiredValues.append(contentsOf: retired)
+    }
+
+    /// What follows a batch's destructs, before anything reads the lists they left: the cells that
+    /// forwarded to the destructed models' are retired, and the observer lists are compacted. Caller
+    /// holds the lock for the section whose destructs filled the batch.
+    mutating func finishDestructs() {
+        retireForwardingCells()
+        compactObserverLists()
+    }
+
+    /// Notes that a destructed model's observer left the list of property `index` of `context`,
+    /// to compact once the batch's destructs are done. Caller holds the lock.
+    mutating func noteObserverLeft(_ context: Context, index: Int) {
+        let key = ObserverListKey(context: ObjectIdentifier(context), index: index)
+        if leftObserverLists == nil { leftObserverLists = [key: context] } else { leftObserverLists![key] = context }
+    }
+
+    /// Removes the observers the batch's destructed models left from the lists they were in, each
+    /// list once. Call once the destructs are done, before anything reads the lists (a commit).
+    /// Caller holds the lock for the section whose destructs filled the batch.
+    mutating func compactObserverLists() {
+        guard let leftObserverLists else { return }
+        self.leftObserverLists = nil
+        var contexts: [ObjectIdentifier: Context] = [:]
+        for (key, context) in leftObserverLists {
+            PropertyObserver.removeCancelled(from: context, index: key.index)
+            contexts[key.context] = context
+        }
+        for context in contexts.values where context.state.isLive {
+            context.updateObservedMask()
+        }
+        // Released after the lock with the rest (a destructed one may be freed then).
+        for context in contexts.values { retiredValues.append(context) }
     }
 
     /// Whether there is work to perform (beyond releasing model values).

@@ -120,6 +120,9 @@ extension Context {
         var visitor = ContainerVisitor(sink: sink)
         schema.visitChildren(index, cell: cell, &visitor)
         let holdsSameChildren = sink.metOnlyThePreviousChildren
+        #if DEBUG
+        checkUnvisitedModels(inSlot: index, cell: cell)
+        #endif
 
         // The kept children are already in order; place the others (shared, new, continued) among
         // them. Every decision that reads this pass's stamps is taken first: continuing a child or
@@ -149,7 +152,7 @@ extension Context {
                 // A previous child with the id that nothing kept so far leaves the slot in this
                 // write (were it continued later in the value, that would be the duplicate).
                 if let key, let other = existing.byID[key], other !== child, !other.isMarked(in: stamp) {
-                    reportDuplicate(key, slot: index)
+                    reportDuplicate(key, of: child.typeName, slot: index)
                     continue
                 }
                 let moved = child.places.isEmpty
@@ -201,7 +204,7 @@ extension Context {
                         continue
                     }
                     if existing.byID[id] != nil || !addedIDs.insert(id).inserted {
-                        reportDuplicate(id, slot: index)
+                        reportDuplicate(id, of: initial.schema.typeName, slot: index)
                         continue
                     }
                 }
@@ -314,10 +317,13 @@ extension Context {
         list = result
     }
 
-    private final func reportDuplicate(_ key: IDKey, slot index: Int) {
+    /// Reports a second model of type `modelType` with the id of one the slot holds. Ids are scoped
+    /// by type, so the message names it: a slot of an enum may hold several model types.
+    private final func reportDuplicate(_ key: IDKey, of modelType: String, slot index: Int) {
         let id = key.id
         hierarchy.deferIssue(ModelIssue(
-            "\(typeName).\(schema.name(index)) holds two different models with the id \(id); the second was not anchored.",
+            "\(typeName).\(schema.name(index)) holds two different \(modelType) models with the id \(id); "
+                + "the second was not anchored.",
             fixes: [
                 "Give each model in a collection its own id.",
                 "To replace a model, remove the old instance in the same write that adds the new one.",
@@ -391,16 +397,48 @@ extension Context {
             return typeName
         }
         let parent = place.parent
-        var components = ""
-        if let cell = parent.cell(place.slot) {
+        let components = parent.childPathComponent(of: self, slot: place.slot)
+        return "\(parent.path()).\(parent.schema.name(place.slot))\(components)"
+    }
+
+    /// The path component (`[2]`, `.detail`) of `child` in slot `slot`. One visit of the slot names
+    /// all of its children and is kept until the hierarchy's structure changes: a commit that names
+    /// many siblings (a refresh under a Tester or `_printChanges`, a `modifications` listener) visits
+    /// the slot once, not once per sibling. A child the kept visit did not name (bound to its
+    /// context since) is looked up by a new visit. Caller holds the lock.
+    private final func childPathComponent(of child: Context, slot: Int) -> String {
+        let version = hierarchy.structureVersion
+        if let cache = extras?.childPaths, cache.version == version,
+           let component = cache.bySlot[slot]?[ObjectIdentifier(child)] {
+            return component
+        }
+        return childPathComponents(slot: slot, version: version)[ObjectIdentifier(child)] ?? ""
+    }
+
+    /// Visits slot `slot` and keeps the path component of each child in it (see
+    /// `childPathComponent(of:slot:)`). Caller holds the lock.
+    private final func childPathComponents(slot: Int, version: UInt64) -> [ObjectIdentifier: String] {
+        var components: [ObjectIdentifier: String] = [:]
+        if let cell = cell(slot) {
             let sink = CollectingSink(tracksPath: true)
             var visitor = ContainerVisitor(sink: sink)
-            parent.schema.visitChildren(place.slot, cell: cell, &visitor)
-            if let entry = sink.entries.first(where: { $0.box.context === self }) {
-                components = entry.path.joined()
+            schema.visitChildren(slot, cell: cell, &visitor)
+            // A model met twice keeps its first path.
+            for entry in sink.entries {
+                guard let child = entry.box.context else { continue }
+                let key = ObjectIdentifier(child)
+                if components[key] == nil { components[key] = entry.path.joined() }
             }
         }
-        return "\(parent.path()).\(parent.schema.name(place.slot))\(components)"
+        let extras = ensuredExtras
+        if let cache = extras.childPaths, cache.version == version {
+            cache.bySlot[slot] = components
+        } else {
+            let cache = ContextExtras.ChildPathCache(version: version)
+            cache.bySlot[slot] = components
+            extras.childPaths = cache
+        }
+        return components
     }
 
     /// All children, in slot order.

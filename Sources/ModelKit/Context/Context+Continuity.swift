@@ -62,7 +62,7 @@ extension Context {
             return true
         }
         guard claimed else { return false }
-        if !modifiers.isEmpty { reportIgnoredModifiers() }
+        if !modifiers.isEmpty { reportIgnoredModifiers(modifiers) }
         // The comparisons call the values' `==`, which is user code and may read models (of this
         // hierarchy, or not anchored), so they run after `unboundLock` and the table's lock are
         // released, under the section alone: the new cells are bound to this context, which the
@@ -100,7 +100,7 @@ extension Context {
             return true
         }
         guard adopted else { return }
-        if !modifiers.isEmpty { reportIgnoredModifiers() }
+        if !modifiers.isEmpty { reportIgnoredModifiers(modifiers) }
         withModel(as: M.self) { $0 = newModel }
         flags.insert(.continued)
         let boxesValues = hierarchy.hasHooks || flags.contains(.tracksUndo)
@@ -115,10 +115,15 @@ extension Context {
     }
 
     /// Reports that the new instance continuing this model had modifiers, which a live model cannot
-    /// take. Caller holds the section.
-    private func reportIgnoredModifiers() {
+    /// take, naming the model's place and the modifiers. Caller holds the section.
+    private func reportIgnoredModifiers(_ modifiers: NodeBox.Modifiers) {
+        var kinds: [String] = []
+        if !modifiers.dependencies.isEmpty { kinds.append("`withDependencies`") }
+        if !modifiers.activations.isEmpty { kinds.append("`withActivation`") }
+        if !modifiers.printers.isEmpty { kinds.append("`_withPrintChanges`") }
+        let listed = kinds.count > 1 ? kinds.dropLast().joined(separator: ", ") + " and " + kinds[kinds.count - 1] : kinds.joined()
         hierarchy.deferIssue(ModelIssue(
-            "A new \(typeName) with the id of a live \(typeName) continued it (same-id continuity); what was set on the new instance with `withDependencies`, `withActivation` or `_withPrintChanges` was ignored.",
+            "A new \(typeName) with the id of the live \(typeName) at \(path()) continued it (same-id continuity); what was set on the new instance with \(listed) was ignored.",
             fixes: [
                 "Set dependencies and activations on the instance first anchored, or on the parent.",
                 "To start the model afresh with them, give the new instance another id, or remove the live one in an earlier write.",

@@ -448,6 +448,9 @@ struct ContextFlags: OptionSet, Sendable {
     static let tracksUndo = ContextFlags(rawValue: 1 << 2)
     /// The context holds a model value (``Context/modelStorage``).
     @usableFromInline static let hasModel = ContextFlags(rawValue: 1 << 3)
+    /// `extras.modificationListeners` is not empty (a commit walking up from a change skips the
+    /// models without listeners on this byte).
+    static let hasModificationListeners = ContextFlags(rawValue: 1 << 4)
 }
 
 /// Holds a context's Observation registrar (created on the first tracked read).

@@ -9,10 +9,16 @@ final class ContextExtras {
     @exclusivity(unchecked) var propertyObservers = PropertyObserverTable()
     /// Observers owned by this context (they may be registered on other contexts too).
     @exclusivity(unchecked) var ownedObservers: [PropertyObserver] = []
+    /// The `modifications(of:)` listeners of this model whose relation is made of `.self`,
+    /// `.children` and `.descendants`, found by a commit walking up from each change (see
+    /// Observation/Hierarchy+Modifications.swift); each is in `ownedObservers` too.
+    @exclusivity(unchecked) var modificationListeners: [ModificationListener] = []
     /// Memoized values (`node.memoize`), in creation order; entry `i` is property `schema.count + i`.
     @exclusivity(unchecked) var memos: [MemoEntry] = []
     /// The model's printed path, and the hierarchy's `structureVersion` it was computed at.
     @exclusivity(unchecked) var cachedPath: (version: UInt64, path: String)?
+    /// The path components of this model's children, per slot (see `Context.childPathComponents`).
+    @exclusivity(unchecked) var childPaths: ChildPathCache?
     /// Environment values, preferences and used dependencies (Environment/ContextValues.swift).
     @exclusivity(unchecked) var values: ContextValues?
     /// Listeners of events sent to this context.
@@ -28,6 +34,18 @@ final class ContextExtras {
     /// The hooks `_withPrintChanges` installed for this model: they go when it is torn down.
     @exclusivity(unchecked) var printers: [ChangePrinter] = []
 
+    /// The path components of a parent's children, per child slot, valid at one `structureVersion`.
+    /// A class, so that the extras of models never printed grow by one word only.
+    final class ChildPathCache {
+        // Safety: guarded by the hierarchy lock, like the extras that hold it.
+        let version: UInt64
+        @exclusivity(unchecked) var bySlot: [Int: [ObjectIdentifier: String]] = [:]
+
+        init(version: UInt64) {
+            self.version = version
+        }
+    }
+
     /// One running task or registered `onCancel` handler.
     ///
     /// A cancelled task stays listed, marked `isCancelled`, until it ends: it is still running (a
@@ -38,6 +56,8 @@ final class ContextExtras {
         var onCancel: (@Sendable () -> Void)?
         var ids: [SendableHashable]
         let location: SourceLocation
+        /// The name given to `task`, `forEach` or `task(id:)`, if any.
+        let name: String?
         let fromActivation: Bool
         var isTask: Bool
         var isCancelled = false
@@ -84,7 +104,7 @@ final class ContextExtras {
     /// Under a tester, the tasks stay listed, cancelled, until they end, and the hierarchy lists the
     /// context among those with tasks unwinding: the end of the test waits for them and reports one
     /// that never ends, as it does for the cancelled tasks of live models.
-    func takeWorkForTeardown(of context: Context) -> TeardownWork {
+    func takeWorkForTeardown(of context: Context, batch: inout TeardownBatch) -> TeardownWork {
         var result = TeardownWork()
         result.owner = context
         let keepsTasks = context.hierarchy.testing != nil
@@ -106,7 +126,7 @@ final class ContextExtras {
             context.hierarchy.extras.unwindingContexts[ObjectIdentifier(context)] = context
         }
         for observer in ownedObservers {
-            observer.unregisterAll()
+            observer.unregisterAll(leavingListsTo: &batch)
             observer.owner = nil
             result.finishers.append(observer.finish)
         }

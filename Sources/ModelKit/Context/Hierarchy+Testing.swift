@@ -4,6 +4,8 @@
 package struct RunningWork: Sendable {
     package let modelType: String
     package let location: SourceLocation
+    /// The name the work was started with (`node.task(name:)`), if any.
+    package let name: String?
     package let fromActivation: Bool
     package let isTask: Bool
     /// Whether it was cancelled (by the model, its removal or the tester) and has not ended yet.
@@ -44,7 +46,7 @@ extension Hierarchy {
             contexts.flatMap { context in
                 context.runningWork().map {
                     RunningWork(
-                        modelType: context.typeName, location: $0.entry.location, fromActivation: $0.entry.fromActivation,
+                        modelType: context.typeName, location: $0.entry.location, name: $0.entry.name, fromActivation: $0.entry.fromActivation,
                         isTask: $0.entry.isTask, isCancelled: $0.entry.isCancelled, ofRemovedModel: removed,
                         context: context, workID: $0.id
                     )
@@ -63,7 +65,7 @@ extension Hierarchy {
 
     /// How many `modifications(of:)` streams the hierarchy lists (for ModelKit's tests).
     package var modificationStreamCount: Int {
-        lock.withShortLock { extrasIfAny?.modificationListeners.count ?? 0 }
+        lock.withShortLock { extrasIfAny?.modificationListenerCount ?? 0 }
     }
 
     /// Tears the hierarchy down now (idempotent; releasing the anchor later does nothing more).

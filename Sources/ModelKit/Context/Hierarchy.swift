@@ -164,7 +164,7 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
                     context.destruct(into: &batch)
                     destructed = true
                 }
-                batch.retireForwardingCells()
+                batch.finishDestructs()
                 if !batch.isEmpty { teardowns.append(.teardown(batch)) }
                 // Entries left with no model to apply to no longer count for `canUndo`.
                 if destructed, let history = self.undo { history.dropInapplicableEntries() }
@@ -340,12 +340,12 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
                 extras.resolvedDefaults = DependencyList()
                 // Each left as its owner was destructed above (a listener refers to the hierarchy).
                 assert(
-                    extras.modificationListeners.isEmpty,
+                    extras.modificationListenerCount == 0 && extras.modificationListeners.isEmpty,
                     "ModelKit internal error: a modifications listener outlived its model"
                 )
                 extras.modificationListeners = []
             }
-            batch.retireForwardingCells()
+            batch.finishDestructs()
             root = nil
             if isOutermost && !batch.hasWork {
                 released = batch

@@ -24,9 +24,13 @@ final class HierarchyExtras: @unchecked Sendable {
     @exclusivity(unchecked) var deliveryQueue: [DeliveryBatch] = []
     @exclusivity(unchecked) var nextTicket: UInt64 = 0
     @exclusivity(unchecked) var hooks: [any HierarchyHook] = []
-    /// The live `modifications(of:)` streams of the hierarchy's models: each leaves as it ends or its
-    /// model is destructed (see `ModificationListener.leaveHierarchy`).
+    /// The live `modifications(of:)` streams of the hierarchy's models whose relation reaches beyond
+    /// the model and the models below it (the others are listed on their model, in
+    /// `ContextExtras.modificationListeners`): each leaves as it ends or its model is destructed
+    /// (see `ModificationListener.leaveHierarchy`).
     @exclusivity(unchecked) var modificationListeners: [ModificationListener] = []
+    /// How many live `modifications(of:)` streams the hierarchy's models have, in either list.
+    @exclusivity(unchecked) var modificationListenerCount = 0
     @exclusivity(unchecked) var resolvedDefaults = DependencyList()
     /// Every snapshot published, kept until the hierarchy is freed so that a reader never has to
     /// retain one. (Models are left out: a model dependency's value refers back to the hierarchy.)
@@ -80,5 +84,5 @@ extension Hierarchy {
     var hasQueuedDeliveries: Bool { readExtras(or: false) { !$0.deliveryQueue.isEmpty } }
 
     /// Whether a `modifications` stream listens.
-    var hasModificationListeners: Bool { readExtras(or: false) { !$0.modificationListeners.isEmpty } }
+    var hasModificationListeners: Bool { readExtras(or: false) { $0.modificationListenerCount != 0 } }
 }

@@ -82,6 +82,13 @@ struct PlaceList: RandomAccessCollection {
         }
     }
 
+    /// The parent of the only place, unretained; nil when the list holds none or several. For a
+    /// walk up a chain of single places that retains nothing.
+    var onlyParentIfSingle: Unmanaged<Context>? {
+        if case .one(let place) = storage { return Unmanaged.passUnretained(place.parent) }
+        return nil
+    }
+
     /// The parent of the only place. The list holds exactly one.
     var onlyParent: Context {
         guard case .one(let place) = storage else {

@@ -3,8 +3,9 @@
 /// anchored (their `onActivate`, tasks and observation never run): in a stored property that is
 /// not `@Tracked` (`let child = Counter()`), or in a tracked value that is not a child slot (a
 /// struct holding models that is not a ``ModelContainer``, `[any Model]`). Found by reflecting the
-/// instance the registration check meets, so a slot that is empty then is not checked. Only models
-/// still initial count: holding a live model anchored elsewhere (a reference) is fine.
+/// instance the registration check meets. Only models still initial count: holding a live model
+/// anchored elsewhere (a reference) is fine. A child slot's custom containers are checked on
+/// every write instead (see `checkUnvisitedModels(inSlot:)`).
 func hiddenModelIssues<M: Model>(of model: M, schema: Schema<M>) -> [ModelIssue] {
     let type = typeName(M.self)
     var issues: [ModelIssue] = []
@@ -15,10 +16,7 @@ func hiddenModelIssues<M: Model>(of model: M, schema: Schema<M>) -> [ModelIssue]
             guard let index = schema.properties.firstIndex(where: { ObjectIdentifier($0.cellOf(model)) == cell })
             else { continue }
             let name = schema.name(index)
-            if schema.isChildSlot(index) {
-                if let issue = unvisitedModelIssue(in: tracked.anyCell, slot: index, schema: schema) { issues.append(issue) }
-                continue
-            }
+            if schema.isChildSlot(index) { continue }
             guard let hidden = heldModelType(in: tracked.anyCell.lockedAnyValue(), depth: 0) else { continue }
             issues.append(ModelIssue(
                 "\(type).\(name) holds a \(hidden) model, but its value is not a child slot ModelKit can see into; the model is never anchored (its onActivate, tasks and observation do not run).",
@@ -38,10 +36,39 @@ func hiddenModelIssues<M: Model>(of model: M, schema: Schema<M>) -> [ModelIssue]
     return issues
 }
 
+extension Context {
+    /// Looks, once the section is done, for a model that child slot `index` holds inside a custom
+    /// container whose `visit(_:)` does not hand it to the visitor: such a model is never anchored.
+    /// Run after each write to a slot whose type may hold a custom container (an enum destination
+    /// that starts `nil` is checked when a case is set), until the slot's first report.
+    final func checkUnvisitedModels(inSlot index: Int, cell: AnyCell) {
+        guard mayHoldCustomContainer(type(of: cell.anyValue)),
+              !schema.unvisitedModelsReported.withLock({ $0.contains(index) })
+        else { return }
+        let schema = self.schema
+        let hierarchy = self.hierarchy
+        let check: @Sendable () -> Void = {
+            guard let issue = unvisitedModelIssue(in: cell, slot: index, schema: schema),
+                  schema.unvisitedModelsReported.withLock({ $0.insert(index).inserted })
+            else { return }
+            hierarchy.report(issue)
+        }
+        if hierarchy.lock.isHeldByCurrentThread { hierarchy.pendingActions.append(.run(check)) } else { check() }
+    }
+}
+
+/// Whether a value of `type` may hold a custom ``ModelContainer`` (one whose `visit(_:)` is
+/// written by hand), directly or in optionals, arrays and dictionaries.
+private func mayHoldCustomContainer(_ type: Any.Type) -> Bool {
+    if type is any Model.Type { return false }
+    if let standard = type as? any StandardContainer.Type { return mayHoldCustomContainer(standard.containedType) }
+    return true
+}
+
 /// A model that child slot `index` holds inside a custom container whose `visit` does not hand it
 /// to the visitor, if any: it is never anchored. Only models still initial once the write is done
 /// count; one the slot refused (a second instance with a taken id) was visited, and reported then.
-private func unvisitedModelIssue<M: Model>(in cell: AnyCell, slot index: Int, schema: Schema<M>) -> ModelIssue? {
+private func unvisitedModelIssue(in cell: AnyCell, slot index: Int, schema: AnySchema) -> ModelIssue? {
     var held: [HeldModel] = []
     collectInitialModels(in: cell.lockedAnyValue(), container: nil, depth: 0, into: &held)
     guard !held.isEmpty, let context = cell.boundContext else { return nil }
@@ -57,7 +84,7 @@ private func unvisitedModelIssue<M: Model>(in cell: AnyCell, slot index: Int, sc
     let place = unvisited.property.map { "\(container).\($0)" } ?? container
     let model = typeName(type(of: unvisited.model))
     return ModelIssue(
-        "\(typeName(M.self)).\(schema.name(index)) holds a \(model) model in \(place) that \(container).visit(_:) does not visit; the model is never anchored (its onActivate, tasks and observation do not run).",
+        "\(schema.typeName).\(schema.name(index)) holds a \(model) model in \(place) that \(container).visit(_:) does not visit; the model is never anchored (its onActivate, tasks and observation do not run).",
         fixes: ["Hand each model \(container) holds to the visitor in its `visit(_:)`: `visitor.visit(\(unvisited.property ?? "model"))`."]
     )
 }

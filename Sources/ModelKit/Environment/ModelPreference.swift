@@ -403,9 +403,11 @@ extension Context {
             if value == nil && old == nil { return nil }
             if let old, let value, valuesAreEqual(old, value) == true { return nil }
             entry.contribution = value
-            hierarchy.record(PendingChange(
-                context: self, index: entry.index, old: old ?? Key.defaultValue, new: value ?? Key.defaultValue
-            ))
+            // No contribution is recorded as `nil`, not as the default value: a first contribution
+            // equal to the default (`0` for a count) would otherwise show as `0 → 0`.
+            let oldValue: Any = if let old { old } else { Optional<Key.Value>.none as Any }
+            let newValue: Any = if let value { value } else { Optional<Key.Value>.none as Any }
+            hierarchy.record(PendingChange(context: self, index: entry.index, old: oldValue, new: newValue))
             invalidateFolds(from: entry, structure: false)
             return nil
         }

@@ -56,6 +56,28 @@ extension ModelNode {
         }
     }
 
+    /// The models of type `type` that send `event` (their own `Event` type, matched with `==`) to
+    /// this model, one element per event sent.
+    ///
+    /// ```swift
+    /// node.forEach(node.event(of: .onNext, fromType: SignUpStep.self)) { step in
+    ///     path.append(step.next())
+    /// }
+    /// ```
+    @inlinable
+    public func event<Sender: Model>(
+        of event: Sender.Event,
+        fromType type: Sender.Type,
+        fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
+    ) -> ModelStream<Sender> where Sender.Event: Equatable {
+        eventStream(api: "event(of:fromType:)", location: (fileID, filePath, line, column), wantsSender: true) { sent, sender in
+            guard let model = EventMatch.cast(sender, to: Sender.self),
+                  let sentEvent = EventMatch.cast(sent, to: Sender.Event.self), sentEvent == event
+            else { return nil }
+            return model
+        }
+    }
+
     /// Built inline in the caller, so that matching and yielding are specialized for its types.
     /// `match` gets the sending model only when `wantsSender`, else `()`.
     @inlinable

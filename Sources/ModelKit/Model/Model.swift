@@ -72,15 +72,20 @@ extension Model where ID == ModelID {
 }
 
 extension Model where Self: Equatable {
-    /// Two values are equal when they are the same model (copies of one instance).
+    /// Two values are equal when they are the same model: copies of one instance, or instances that
+    /// same-id continuity made one live model (the earlier instance and the one that continued it).
+    ///
+    /// A frozen copy, a model removed before another with its id was added, and two instances
+    /// never anchored are different models.
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.node.box === rhs.node.box
+        lhs.node.box === rhs.node.box || lhs.node.box.sharesContext(with: rhs.node.box)
     }
 }
 
 extension Model where Self: Hashable {
-    /// Hashes the model's identity (the instance), consistent with `==`.
+    /// Hashes the model's `id`, consistent with `==`: the instances of one model have one id, and
+    /// the hash of an instance does not change when it is anchored.
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(ObjectIdentifier(node.box))
+        hasher.combine(id)
     }
 }

@@ -76,7 +76,19 @@ extension Dictionary: ModelContainer where Value: ModelContainer {
 }
 
 /// Containers whose path components ModelKit writes itself (the others get their enum case name).
-protocol StandardContainer {}
-extension Optional: StandardContainer {}
-extension Array: StandardContainer {}
-extension Dictionary: StandardContainer {}
+protocol StandardContainer {
+    /// The type of the values it holds.
+    static var containedType: Any.Type { get }
+}
+
+extension Optional: StandardContainer {
+    static var containedType: Any.Type { Wrapped.self }
+}
+
+extension Array: StandardContainer {
+    static var containedType: Any.Type { Element.self }
+}
+
+extension Dictionary: StandardContainer {
+    static var containedType: Any.Type { Value.self }
+}

@@ -12,7 +12,7 @@ import Synchronization
 /// property, so `withObservationTracking` sees exactly the properties read, per model.
 class AnySchema: Observable, @unchecked Sendable {
     // Safety: immutable after init, except `registrationChecked` and `registrationErrorsReported`
-    // (atomic).
+    // (atomic) and `unvisitedModelsReported` (its own mutex).
     let typeName: String
     /// The model type, to tell schemas apart without a cast.
     let modelTypeID: ObjectIdentifier
@@ -39,6 +39,10 @@ class AnySchema: Observable, @unchecked Sendable {
     /// see `refuseForeignStorage`), and whether it was reported.
     let registrationErrors: [ModelIssue]
     let registrationErrorsReported = Atomic<Bool>(false)
+    #if DEBUG
+    /// The child slots whose custom container was reported for a model its `visit(_:)` skips.
+    let unvisitedModelsReported = Mutex<Set<Int>>([])
+    #endif
     /// `\AnySchema.[property: i]` for each property, built once.
     private let observationKeyPaths: [KeyPath<AnySchema, Int>]
 

@@ -18,12 +18,14 @@ extension ModelNode {
     ///
     /// - Parameters:
     ///   - id: An expression over model state, re-evaluated when something it read changes.
+    ///   - name: A name for the work's tasks, as for ``task(name:fileID:filePath:line:column:_:catch:)``.
     ///   - body: The work for one value. A thrown `CancellationError` is ignored.
-    ///   - handler: Receives any other error, as for ``task(fileID:filePath:line:column:_:catch:)``.
+    ///   - handler: Receives any other error, as for ``task(name:fileID:filePath:line:column:_:catch:)``.
     /// - Returns: A ``Cancellable`` that stops watching and cancels the running body.
     @inlinable @discardableResult
     public func task<ID: Equatable & Sendable>(
         id: @autoclosure @escaping @Sendable () -> ID,
+        name: String? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
         _ body: @escaping @Sendable (ID) async throws -> Void,
         catch handler: (@Sendable (any Error) -> Void)? = nil
@@ -33,7 +35,7 @@ extension ModelNode {
         }
         let values = context.observationStream(initial: true, isDuplicate: { $0 == $1 }, id)
         return forEach(
-            values, cancelPrevious: true, fileID: fileID, filePath: filePath, line: line, column: column,
+            values, name: name, cancelPrevious: true, fileID: fileID, filePath: filePath, line: line, column: column,
             perform: body, catch: handler
         )
     }

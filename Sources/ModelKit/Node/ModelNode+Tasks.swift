@@ -11,7 +11,18 @@ extension ModelNode {
     /// }
     /// ```
     ///
+    /// Give a task a name to find it among the others: it is the name of its Swift `Task`
+    /// (`Task.name`, shown by debuggers), and the messages about the task (an error nothing
+    /// handled, a task still running at the end of a test) quote it:
+    ///
+    /// ```swift
+    /// node.task(name: "Autosave") {
+    ///     try await node.standupsStore.save(standups)
+    /// }
+    /// ```
+    ///
     /// - Parameters:
+    ///   - name: A name for the task, or nil.
     ///   - body: The work. A thrown `CancellationError` is ignored.
     ///   - handler: Receives any other error. Without it, an error is reported as a runtime warning
     ///     (a test failure under a Tester) naming where the task was started.
@@ -19,6 +30,7 @@ extension ModelNode {
     /// - Note: The body runs on the global concurrent executor and sees the model's dependencies.
     @discardableResult
     public func task(
+        name: String? = nil,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
         _ body: @escaping @Sendable () async throws -> Void,
         catch handler: (@Sendable (any Error) -> Void)? = nil
@@ -27,12 +39,12 @@ extension ModelNode {
         guard let context = context(for: "task", fileID: fileID, filePath: filePath, line: line, column: column) else {
             return Cancellable()
         }
-        return context.startTask(location: location) {
+        return context.startTask(location: location, name: name) {
             do {
                 try await body()
             } catch is CancellationError {
             } catch {
-                context.handle(error, handler: handler, location: location)
+                context.handle(error, handler: handler, location: location, name: name)
             }
         }
     }
@@ -51,6 +63,8 @@ extension ModelNode {
     /// thrown by the sequence ends the loop.
     ///
     /// - Parameters:
+    ///   - name: A name for the loop's task (and its bodies' tasks with `cancelPrevious`), as for
+    ///     ``task(name:fileID:filePath:line:column:_:catch:)``.
     ///   - cancelPrevious: When true, a new element cancels the running `body` and waits until it has
     ///     fully unwound before starting the next one.
     /// - Returns: A ``Cancellable``; cancelling it also cancels the running body. Once the model is
@@ -60,6 +74,7 @@ extension ModelNode {
     @inlinable @discardableResult
     public func forEach<S: AsyncSequence & Sendable>(
         _ sequence: S,
+        name: String? = nil,
         cancelPrevious: Bool = false,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column,
         perform body: @escaping @Sendable (S.Element) async throws -> Void,
@@ -69,7 +84,7 @@ extension ModelNode {
             return Cancellable()
         }
         let handle: @Sendable (any Error) -> Void = { error in
-            context.handle(error, handler: handler, fileID: fileID, filePath: filePath, line: line, column: column)
+            context.handle(error, handler: handler, name: name, fileID: fileID, filePath: filePath, line: line, column: column)
         }
         let runBody: @Sendable (S.Element) async -> Void = { element in
             do {
@@ -85,11 +100,11 @@ extension ModelNode {
         // on a send handled by a parent's `forEach`.
         let cancelled = CancellationFlag()
         return context.startTask(
-            fileID: fileID, filePath: filePath, line: line, column: column, onCancel: { cancelled.set() }
+            name: name, fileID: fileID, filePath: filePath, line: line, column: column, onCancel: { cancelled.set() }
         ) {
             do {
                 if cancelPrevious {
-                    try await forEachCancellingPrevious(sequence, cancelled: cancelled, runBody)
+                    try await forEachCancellingPrevious(sequence, name: name, cancelled: cancelled, runBody)
                 } else {
                     for try await element in sequence {
                         if cancelled.isSet { break }
@@ -105,10 +120,11 @@ extension ModelNode {
 }
 
 /// Consumes `sequence`, cancelling the running body when a new element arrives and waiting for it
-/// to unwind before starting the next. `cancelled` is the work entry's flag (see `forEach`).
+/// to unwind before starting the next. `cancelled` is the work entry's flag (see `forEach`); each
+/// body runs in a task of the given name.
 @usableFromInline
 func forEachCancellingPrevious<S: AsyncSequence & Sendable>(
-    _ sequence: S, cancelled: CancellationFlag, _ body: @escaping @Sendable (S.Element) async -> Void
+    _ sequence: S, name: String?, cancelled: CancellationFlag, _ body: @escaping @Sendable (S.Element) async -> Void
 ) async throws where S.Element: Sendable {
     let running = Protected<Task<Void, Never>?>(nil)
     try await withTaskCancellationHandler {
@@ -120,7 +136,7 @@ func forEachCancellingPrevious<S: AsyncSequence & Sendable>(
                 }
                 // Removed or cancelled (before or while the previous body unwound): no body starts.
                 if Task.isCancelled || cancelled.isSet { break }
-                let next = Task(executorPreference: TestingSupport.currentTaskExecutor) {
+                let next = Task(name: name, executorPreference: TestingSupport.currentTaskExecutor) {
                     // Nor when the removal came while this task was being started.
                     guard !cancelled.isSet else { return }
                     await body(element)
@@ -141,16 +157,17 @@ func forEachCancellingPrevious<S: AsyncSequence & Sendable>(
 }
 
 extension Context {
-    /// Registers and starts a task. The task removes its entry when it ends. `onCancel` runs when
-    /// the work is cancelled (with the task), as an `onCancel` handler would.
+    /// Registers and starts a task of the given name. The task removes its entry when it ends.
+    /// `onCancel` runs when the work is cancelled (with the task), as an `onCancel` handler would.
     final func startTask(
-        location: SourceLocation, onCancel: (@Sendable () -> Void)? = nil, _ operation: @escaping @Sendable () async -> Void
+        location: SourceLocation, name: String? = nil, onCancel: (@Sendable () -> Void)? = nil,
+        _ operation: @escaping @Sendable () async -> Void
     ) -> Cancellable {
-        guard let workID = registerWork(isTask: true, onCancel: onCancel, location: location) else {
+        guard let workID = registerWork(isTask: true, onCancel: onCancel, location: location, name: name) else {
             return Cancellable()
         }
         // Under a tester the task runs on the tester's executor (see "Settling" in Internals.md).
-        let task = Task(executorPreference: hierarchy.testing?.taskExecutor) {
+        let task = Task(name: name, executorPreference: hierarchy.testing?.taskExecutor) {
             await CurrentWork.$owner.withValue(self) {
                 await operation()
             }
@@ -163,32 +180,37 @@ extension Context {
     /// Registers and starts a task started at the given call site.
     @usableFromInline
     final func startTask(
-        fileID: StaticString, filePath: StaticString, line: UInt, column: UInt,
+        name: String?, fileID: StaticString, filePath: StaticString, line: UInt, column: UInt,
         onCancel: (@Sendable () -> Void)? = nil, _ operation: @escaping @Sendable () async -> Void
     ) -> Cancellable {
         startTask(
             location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column),
-            onCancel: onCancel, operation
+            name: name, onCancel: onCancel, operation
         )
     }
 
     /// Routes an error thrown by the work started at the given call site to its handler, or reports it.
     @usableFromInline
     final func handle(
-        _ error: any Error, handler: (@Sendable (any Error) -> Void)?,
+        _ error: any Error, handler: (@Sendable (any Error) -> Void)?, name: String?,
         fileID: StaticString, filePath: StaticString, line: UInt, column: UInt
     ) {
-        handle(error, handler: handler, location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column))
+        handle(
+            error, handler: handler,
+            location: SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column), name: name
+        )
     }
 
-    /// Routes an error thrown by a model's work to its handler, or reports it.
-    final func handle(_ error: any Error, handler: (@Sendable (any Error) -> Void)?, location: SourceLocation) {
+    /// Routes an error thrown by a model's work (of the given name) to its handler, or reports it.
+    final func handle(
+        _ error: any Error, handler: (@Sendable (any Error) -> Void)?, location: SourceLocation, name: String? = nil
+    ) {
         if let handler {
             handler(error)
             return
         }
         hierarchy.report(ModelIssue(
-            "A task of \(typeName) threw an error that nothing handled: \(error)",
+            "\(taskDescription(name: name, modelType: typeName)) threw an error that nothing handled: \(error)",
             fixes: [
                 "Pass a `catch:` closure to `node.task` or `node.forEach` to handle the error.",
                 "Or catch it inside the task body.",

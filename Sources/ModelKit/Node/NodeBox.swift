@@ -47,6 +47,14 @@ final class NodeBox: @unchecked Sendable {
         identity.box._withUnsafeGuaranteedRef { $0.isBound(to: context) }
     }
 
+    /// Whether both boxes are bound to one context: copies of the instances of one model joined by
+    /// same-id continuity (a box stays bound to its context, which it retains, so the bits cannot
+    /// name another context while both boxes live).
+    func sharesContext(with other: NodeBox) -> Bool {
+        let bits = contextBits.load(ordering: .relaxed)
+        return bits > Self.modifiedBits && bits == other.contextBits.load(ordering: .relaxed)
+    }
+
     /// Binds the box to its context. The caller holds `unboundLock`.
     func bind(_ context: Context) {
         storage = .bound(context)

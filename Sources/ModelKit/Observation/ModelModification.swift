@@ -51,15 +51,29 @@ extension ModelNode {
 }
 
 /// Listens to the commits that change a model's relation; owned by the listening model's context
-/// (so its teardown ends the stream), and listed in its hierarchy's `modificationListeners`.
+/// (so its teardown ends the stream). A listener of the model itself and of models below it
+/// (`isIndexed`) is listed in its owner's `ContextExtras.modificationListeners`, where a commit finds
+/// it by walking up from each change; any other in its hierarchy's `modificationListeners`, which a
+/// commit offers every change.
 final class ModificationListener: PropertyObserver, @unchecked Sendable {
-    // Safety: immutable, or (the storage) a `Sendable` stream storage.
+    // Safety: `relation`, `isIndexed` and `storage` are immutable (the storage a `Sendable` stream
+    // storage); `listPosition`, `collectedStamp` and `collectedPosition` are guarded by the lock
+    // of `hierarchy`.
     let relation: ModelRelation
     let storage: StreamStorage<ModelModification>
+    /// Whether the relation is made of `.self`, `.children` and `.descendants` only.
+    let isIndexed: Bool
+    /// The listener's position in the list it is in, or -1 once it left (or before it joined).
+    @exclusivity(unchecked) var listPosition = -1
+    /// The stamp of the last commit that collected paths for the listener, and the position of
+    /// its element among that commit's (valid during that commit only).
+    @exclusivity(unchecked) var collectedStamp: UInt64 = 0
+    @exclusivity(unchecked) var collectedPosition = 0
 
     init(hierarchy: Hierarchy, relation: ModelRelation, storage: StreamStorage<ModelModification>) {
         self.relation = relation
         self.storage = storage
+        self.isIndexed = relation.isSubset(of: [.self, .children, .descendants])
         super.init(hierarchy: hierarchy)
     }
 
@@ -74,14 +88,52 @@ final class ModificationListener: PropertyObserver, @unchecked Sendable {
         storage.finish()
     }
 
-    /// Leaves `modificationListeners` as the stream ends or its model is destructed, so that the
-    /// list holds live listeners only and is empty once the hierarchy is torn down.
+    /// Joins the list of its owner (indexed) or of the hierarchy. Caller holds the lock.
+    func join(owner: Context) {
+        let extras = hierarchy.extras
+        if isIndexed {
+            let ownerExtras = owner.ensuredExtras
+            listPosition = ownerExtras.modificationListeners.count
+            ownerExtras.modificationListeners.append(self)
+            owner.flags.insert(.hasModificationListeners)
+        } else {
+            listPosition = extras.modificationListeners.count
+            extras.modificationListeners.append(self)
+        }
+        extras.modificationListenerCount += 1
+        hierarchy.recordsEveryChange = true
+    }
+
+    /// Leaves its list as the stream ends or its model is destructed, in O(1): the last listener of
+    /// the list takes its position. So the lists hold live listeners only, and none is left once
+    /// the hierarchy is torn down. Caller holds the lock.
     override func leaveHierarchy() {
-        guard let extras = hierarchy.extrasIfAny,
-              let position = extras.modificationListeners.firstIndex(where: { $0 === self })
-        else { return }
-        extras.modificationListeners.remove(at: position)
-        if extras.modificationListeners.isEmpty { hierarchy.updateRecordsEveryChange() }
+        guard listPosition >= 0, let extras = hierarchy.extrasIfAny else { return }
+        if isIndexed {
+            // The owner is still set here (cancel and destruct clear it after), and live.
+            if let owner, let ownerExtras = owner.extras {
+                Self.remove(self, from: &ownerExtras.modificationListeners)
+                if ownerExtras.modificationListeners.isEmpty { owner.flags.remove(.hasModificationListeners) }
+            }
+        } else {
+            Self.remove(self, from: &extras.modificationListeners)
+        }
+        listPosition = -1
+        extras.modificationListenerCount -= 1
+        if extras.modificationListenerCount == 0 { hierarchy.updateRecordsEveryChange() }
+    }
+
+    private static func remove(_ listener: ModificationListener, from list: inout [ModificationListener]) {
+        let position = listener.listPosition
+        guard position < list.count, list[position] === listener else {
+            assertionFailure("ModelKit internal error: a modifications listener is not where it was listed")
+            return
+        }
+        let last = list.removeLast()
+        if last !== listener {
+            list[position] = last
+            last.listPosition = position
+        }
     }
 
     /// Whether a change of `context` belongs to the relation, relative to the listening `owner`.
@@ -119,37 +171,11 @@ extension Context {
             guard state.isLive else { return false }
             ensuredExtras.ownedObservers.append(listener)
             listener.owner = self
-            hierarchy.extras.modificationListeners.append(listener)
-            hierarchy.recordsEveryChange = true
+            listener.join(owner: self)
             return true
         }
         if !started { storage.finish() }
         return stream
-    }
-}
-
-extension Hierarchy {
-    /// Queues one element for each modification listener whose relation a commit's `changes`
-    /// touched. Caller holds the lock.
-    func collectModifications(_ changes: [PendingChange]) {
-        // Listed listeners are live: one leaves the list when it is cancelled or its owner destructed.
-        for listener in self.extras.modificationListeners {
-            guard let owner = listener.owner else { continue }
-            var paths: [String] = []
-            for change in changes where !change.context.schema.isTransient(change.index) {
-                // A derived environment value or preference fold: the change is where it was set.
-                // A memoized value is derived too: its inputs' changes are the modifications.
-                let kind = KeyedKind.of(change.index)
-                if kind != nil && change.old == nil { continue }
-                if kind == nil && change.index >= change.context.schema.count { continue }
-                guard listener.covers(change.context, owner: owner) else { continue }
-                let path = "\(change.context.path()).\(change.context.propertyName(change.index))"
-                if !paths.contains(path) { paths.append(path) }
-            }
-            if !paths.isEmpty {
-                deliveries.append(.property(listener, ObservedPayload(box: ModificationListener.PathList(paths))))
-            }
-        }
     }
 }
 

@@ -118,6 +118,19 @@ class PropertyObserver: @unchecked Sendable {
         leaveHierarchy()
     }
 
+    /// Unregisters everywhere at its owner's destruct, leaving the lists it is in to `batch`, which
+    /// compacts each of them once (``TeardownBatch/compactObserverLists()``): a write removing n
+    /// children that each observe one property of a model scans that property's list once, not n
+    /// times. Until then the observer stays listed, cancelled. Caller holds the lock.
+    final func unregisterAll(leavingListsTo batch: inout TeardownBatch) {
+        isCancelled = true
+        for registration in registrations {
+            batch.noteObserverLeft(registration.context, index: registration.index)
+        }
+        registrations = []
+        leaveHierarchy()
+    }
+
     /// Leaves the lists of the hierarchy itself that name the observer, if any. Such a list must
     /// not outlive the models: the observer refers to the hierarchy, which would never be freed.
     /// Caller holds the lock.
@@ -136,6 +149,17 @@ class PropertyObserver: @unchecked Sendable {
             extras.propertyObservers[index] = nil
         }
         context.updateObservedMask()
+    }
+
+    /// Removes the cancelled observers from the list of property `index` of `context`: those that
+    /// left it with ``unregisterAll(leavingListsTo:)``. (No other observer in a list is cancelled:
+    /// ``unregisterAll()`` removes it at once.) Caller holds the lock.
+    static func removeCancelled(from context: Context, index: Int) {
+        guard context.state.isLive, let extras = context.extras else { return }
+        extras.propertyObservers[index]?.removeAll { $0.isCancelled }
+        if extras.propertyObservers[index]?.isEmpty == true {
+            extras.propertyObservers[index] = nil
+        }
     }
 
     /// Stops observing: unregisters, leaves its owner, and ends the stream.

@@ -13,7 +13,7 @@ extension Context {
     /// handler is called, a task does not start), so that every activation still meets its
     /// teardown. Work started on a removed model otherwise is reported.
     final func registerWork(
-        isTask: Bool, onCancel: (@Sendable () -> Void)?, location: SourceLocation
+        isTask: Bool, onCancel: (@Sendable () -> Void)?, location: SourceLocation, name: String? = nil
     ) -> Int? {
         let ids = CancellationScope.ids
         // Work started while an `onActivate` runs is activation work, whichever model starts it (a
@@ -39,7 +39,7 @@ extension Context {
             extras.nextWorkID += 1
             let id = extras.nextWorkID
             extras.work[id] = ContextExtras.WorkEntry(
-                task: nil, onCancel: onCancel, ids: ids, location: location,
+                task: nil, onCancel: onCancel, ids: ids, location: location, name: name,
                 fromActivation: fromActivation, isTask: isTask
             )
             return id
@@ -47,7 +47,7 @@ extension Context {
     }
 
     /// Reports work that did not start because the model was removed or is a frozen copy, as
-    /// ``registerWork(isTask:onCancel:location:)`` does, for work that failed before registering
+    /// ``registerWork(isTask:onCancel:location:name:)`` does, for work that failed before registering
     /// (an `onChange` observer, which starts first). Quiet where `registerWork` is: for the model's
     /// own work as it unwinds, and for a model removed while its `onActivate` runs.
     @usableFromInline

@@ -3,7 +3,7 @@ import Synchronization
 /// An asynchronous sequence of a model's values or events: what ``Model/change(of:initial:fileID:filePath:line:column:)``,
 /// ``ModelNode/observe(initial:fileID:filePath:line:column:_:)`` and the `event` streams return.
 ///
-/// Consume it with ``ModelNode/forEach(_:cancelPrevious:fileID:filePath:line:column:perform:catch:)``,
+/// Consume it with ``ModelNode/forEach(_:name:cancelPrevious:fileID:filePath:line:column:perform:catch:)``,
 /// which ties the loop to the model's lifetime, or with `for await`:
 ///
 /// ```swift

@@ -60,35 +60,48 @@ enum FailureMessages {
         """
     }
 
-    static func taskStillRunning(_ task: RunningWork, testerReleased: Bool = false) -> String {
+    static func taskStillRunning(
+        _ task: RunningWork, testerReleased: Bool = false, clockSleep: (deadline: Duration, now: Duration)? = nil
+    ) -> String {
         if task.isCancelled {
             return """
-            A task of \(task.modelType) started here was still running when the test ended, although it was cancelled.
+            \(taskDescription(name: task.name, modelType: task.modelType)) started here was still running when the test ended, although it was cancelled.
 
             To fix, either:
               • Let cancellation end it: `try await` what it waits for, or check `Task.isCancelled` in its loops.
               • Or stop requiring finished tasks: `tester.exhaustivity.remove(.tasks)`.
             """
         }
+        let clockParagraph = clockSleep.map {
+            """
+            A task of this hierarchy sleeps on a TestClock until \($0.deadline), and the clock is at \($0.now): \
+            a TestClock moves only when the test advances it.
+
+
+            """
+        } ?? ""
+        let clockFix = clockSleep.map {
+            "  • Advance the clock past the sleep (by \($0.deadline - $0.now) or more): `await clock.advance(by: …)`, or `await clock.run()`.\n"
+        } ?? ""
         if testerReleased {
             return """
-            A task of \(task.modelType) started here was still running when the test ended.
+            \(taskDescription(name: task.name, modelType: task.modelType)) started here was still running when the test ended.
 
-            The tester was released without `await tester.finish()`, so it did not wait for the task: \
+            \(clockParagraph)The tester was released without `await tester.finish()`, so it did not wait for the task: \
             a released tester only runs the hierarchy's ready jobs, it does not wait for work outside it.
 
             To fix, either:
               • End the test with `await tester.finish()`, which waits for running tasks up to the timeout.
-              • Wait for its work before the test ends, e.g. `await tester.assert { … }` on the state it changes.
+            \(clockFix)  • Wait for its work before the test ends, e.g. `await tester.assert { … }` on the state it changes.
               • Cancel it in the model (`node.cancelAll(for:)`), or start it from `onActivate`, whose work the tester cancels.
               • Or stop requiring finished tasks: `tester.exhaustivity.remove(.tasks)`.
             """
         }
         return """
-        A task of \(task.modelType) started here was still running when the test ended.
+        \(taskDescription(name: task.name, modelType: task.modelType)) started here was still running when the test ended.
 
-        To fix, either:
-          • Wait for its work before the test ends, e.g. `await tester.assert { … }` on the state it changes.
+        \(clockParagraph)To fix, either:
+        \(clockFix)  • Wait for its work before the test ends, e.g. `await tester.assert { … }` on the state it changes.
           • Cancel it in the model (`node.cancelAll(for:)`), or start it from `onActivate`, whose work the tester cancels.
           • Or stop requiring finished tasks: `tester.exhaustivity.remove(.tasks)`.
         """

@@ -4,7 +4,8 @@ import ModelKit
 
 /// Runs the tasks of one tested hierarchy, one job at a time, so that the tester knows when none of
 /// them can run: the hierarchy's tasks prefer this executor (`Task(executorPreference:)`), so every
-/// job of theirs that is not on another executor (an actor) is queued here.
+/// job of theirs that is not on another executor (the main actor, an actor with an executor of its
+/// own) is queued here, the code of a default actor they call included.
 ///
 /// Jobs run in the order they were enqueued, on the executor's own thread (started with the first
 /// job) or, while the test waits for the hierarchy to settle, on the test's thread: ``settle(until:)``
@@ -12,8 +13,8 @@ import ModelKit
 /// executor's thread a turn. Either way one job runs at a time.
 ///
 /// "Idle" (no job queued, none running) is exact for the jobs of this executor. A task whose job runs
-/// elsewhere (an actor, the main actor) or that waits for another thread's continuation is waiting
-/// for something outside the hierarchy, and comes back here when it resumes.
+/// elsewhere (the main actor, an actor with its own executor) or that waits for another thread's
+/// continuation is waiting for something outside the hierarchy, and comes back here when it resumes.
 ///
 /// After ``close()`` (the end of the test) the thread stops once the queue is empty, and later jobs
 /// (a cancelled task unwinding after the tester ended) go to the global concurrent executor.
@@ -63,6 +64,9 @@ final class TesterExecutor: TaskExecutor, Sendable {
     static let current = ThreadLocal<TesterExecutor>()
 
     private let state = Protected(State())
+    /// The test clocks this hierarchy's tasks slept on, to say so when a task is still running at the
+    /// end of the test. Apart from `state`: never taken with it.
+    private let clocks = Protected<[ObjectIdentifier: WeakTestClock]>([:])
     /// Wakes the executor's thread; signalled only when it waits, so each signal matches one wait.
     private let wakeUp = DispatchSemaphore(value: 0)
 
@@ -91,6 +95,23 @@ final class TesterExecutor: TaskExecutor, Sendable {
         case .startThread: startThread()
         case .forward: globalConcurrentExecutor.enqueue(ExecutorJob(unowned))
         }
+    }
+
+    // MARK: Clocks
+
+    private struct WeakTestClock {
+        weak var clock: TestClock?
+    }
+
+    /// Notes that a task of this hierarchy sleeps on `clock` (called once per clock).
+    func noteSleeping(on clock: TestClock) {
+        clocks.withLock { $0[ObjectIdentifier(clock)] = WeakTestClock(clock: clock) }
+    }
+
+    /// The earliest sleep of this hierarchy's tasks on a test clock, with that clock's time.
+    func earliestClockSleep() -> (deadline: Duration, now: Duration)? {
+        let clocks = clocks.withLock { $0.values.compactMap(\.clock) }
+        return clocks.compactMap { $0.earliestSleep(of: self) }.min { $0.deadline - $0.now < $1.deadline - $1.now }
     }
 
     // MARK: Settling

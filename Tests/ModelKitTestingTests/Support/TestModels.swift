@@ -115,8 +115,8 @@ struct Caller: Model {
 struct Waiter: Model {
     var node = ModelNode<Self>()
 
-    func startWaiting() {
-        node.task {
+    func startWaiting(name: String? = nil) {
+        node.task(name: name) {
             // Work that never ends on its own: a stream nothing yields to (it ends when cancelled).
             let (stream, continuation) = AsyncStream<Never>.makeStream()
             for await _ in stream {}

@@ -229,7 +229,7 @@ private struct Library: Model {
 extension ReportedIssueTests {
     @Suite struct ContinuityDuplicateTests {
         @Test func modifiersOfANewInstanceThatContinuesAChildAreReported() async {
-            await IssueCapture.run(matching: "A new Article with the id of a live Article") { capture in
+            await IssueCapture.run(matching: "A new Article with the id of the live Article") { capture in
                 let screen = Screen().withAnchor()
                 let live = Article(id: 1, title: "live")
                 screen.articles = [live]
@@ -237,14 +237,23 @@ extension ReportedIssueTests {
                 screen.articles = [Article(id: 1, title: "refreshed").withActivation { _ in activations.withLock { $0 += 1 } }]
                 #expect(live.title == "refreshed", "continued all the same")
                 #expect(activations.value == 0)
-                #expect(capture.messages.count == 1)
+                #expect(capture.messages.map { $0.prefix { $0 != "\n" } } == [
+                    "A new Article with the id of the live Article at Screen.articles[0] continued it (same-id continuity); what was set on the new instance with `withActivation` was ignored.",
+                ])
+                screen.articles = [
+                    Article(id: 1, title: "twice").withDependencies { _ in }.withActivation { _ in }._withPrintChanges(to: { _ in }),
+                ]
+                #expect(capture.messages.last?.hasPrefix(
+                    "A new Article with the id of the live Article at Screen.articles[0] continued it (same-id continuity); what was set on the new instance with `withDependencies`, `withActivation` and `_withPrintChanges` was ignored."
+                ) == true)
+                #expect(capture.messages.count == 2)
                 screen.articles = [Article(id: 1, title: "again")]
-                #expect(capture.messages.count == 1, "no modifiers, no report")
+                #expect(capture.messages.count == 2, "no modifiers, no report")
             }
         }
 
         @Test func modifiersOfANewInstanceThatContinuesAChildWithChildSlotsAreReported() async {
-            await IssueCapture.run(matching: "A new Shelf with the id of a live Shelf") { capture in
+            await IssueCapture.run(matching: "A new Shelf with the id of the live Shelf") { capture in
                 let library = Library().withAnchor()
                 library.shelves = [Shelf(id: 1, name: "live", byKey: [:])]
                 library.shelves = [Shelf(id: 1, name: "refreshed", byKey: [:]).withActivation { _ in }]
@@ -254,7 +263,7 @@ extension ReportedIssueTests {
         }
 
         @Test func aLiveModelBesideAStayingChildWithItsIDIsStillADuplicate() async {
-            await IssueCapture.run(matching: "Screen.articles holds two different models with the id 1") { capture in
+            await IssueCapture.run(matching: "Screen.articles holds two different Article models with the id 1") { capture in
                 let screen = Screen().withAnchor()
                 let staying = Article(id: 1, title: "staying")
                 screen.articles = [staying]

@@ -162,7 +162,7 @@ extension ReportedIssueTests {
                 #expect(twice.lifetime == .initial, "the second instance with id 1 is not anchored")
                 #expect(first[1].lifetime == .destructed)
                 #expect(capture.messages.count == 1)
-                #expect(capture.messages.first?.contains("two different models with the id 1") == true)
+                #expect(capture.messages.first?.contains("two different RefreshedRow models with the id 1") == true)
             }
         }
 

@@ -165,7 +165,7 @@ extension ReportedIssueTests {
         }
 
         @Test func twoInstancesRefillingOneRemovedChildsIDAreReported() async {
-            await IssueCapture.run(matching: "two different models") { capture in
+            await IssueCapture.run(matching: "two different Ticker models") { capture in
                 let log = Log()
                 let list = TickerList().withAnchor()
                 let a = Ticker(id: 1, title: "a", log: log)
@@ -209,7 +209,7 @@ extension ReportedIssueTests {
                 #expect(list.items[0].lifetime == .anchored)
                 #expect(list.items[1].lifetime == .initial, "the second is not anchored")
                 #expect(capture.messages.count == 1)
-                #expect(capture.messages.first?.contains("two different models with the id 1") == true)
+                #expect(capture.messages.first?.contains("two different Ticker models with the id 1") == true)
             }
         }
 

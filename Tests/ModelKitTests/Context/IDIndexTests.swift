@@ -103,7 +103,7 @@ extension ReportedIssueTests {
                 #expect(extra.lifetime == .initial)
                 #expect(list.rows.filter { $0.lifetime == .anchored }.count == 2)
                 #expect(capture.messages.count == 1)
-                #expect(capture.messages.first?.contains("two different models with the id #2") == true)
+                #expect(capture.messages.first?.contains("two different CollidingRow models with the id #2") == true)
             }
         }
 

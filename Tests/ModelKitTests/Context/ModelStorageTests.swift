@@ -118,7 +118,7 @@ extension ReportedIssueTests {
 /// Counts the live tokens of the rows made with it, and the values rows saw when activated.
 private final class Ledger: Sendable {
     let live = Atomic<Int>(0)
-    let activated = Mutex<[Int]>([])
+    let activated = Protected<[Int]>([])
 }
 
 /// Held by a row's value: freed only when every copy of the value is gone.

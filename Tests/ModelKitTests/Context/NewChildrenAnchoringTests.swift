@@ -150,7 +150,7 @@ extension ReportedIssueTests {
                 #expect(second.lifetime == .initial)
                 #expect(log.all == ["activate tree", "activate #1", "activate #2"])
                 #expect(capture.messages.count == 1)
-                #expect(capture.messages.first?.hasPrefix("Tree.numbered holds two different models with the id 1") == true)
+                #expect(capture.messages.first?.hasPrefix("Tree.numbered holds two different NumberedLeaf models with the id 1") == true)
             }
         }
 

@@ -148,7 +148,7 @@ extension ReportedIssueTests {
                 #expect(first.lifetime == .anchored)
                 #expect(second.lifetime == .initial)
                 #expect(capture.messages == ["""
-                    MisuseList.items holds two different models with the id 7; the second was not anchored.
+                    MisuseList.items holds two different MisuseItem models with the id 7; the second was not anchored.
 
                     To fix, either:
                       • Give each model in a collection its own id.
@@ -209,6 +209,19 @@ extension ReportedIssueTests {
                       • Anchor a model once, at the root of its hierarchy.
                       • To add a model to an existing hierarchy, assign it to a tracked property of a model in it.
                     """, count: 2))
+            }
+        }
+
+        @Test func anchoringTwiceIsReportedAtTheCallerWithOrWithoutOverrides() async {
+            await IssueCapture.run(matching: "MisuseItem") { capture in
+                let item = MisuseItem(id: 1).withAnchor()
+                let line = #line + 1
+                _ = item.withAnchor()
+                _ = item.withAnchor { _ in }
+                #expect(capture.issues.map { $0.location?.fileID } == Array(
+                    repeating: "ModelKitTests/MisuseTests.swift", count: 2
+                ))
+                #expect(capture.issues.map { $0.location?.line } == [UInt(line), UInt(line + 1)])
             }
         }
 

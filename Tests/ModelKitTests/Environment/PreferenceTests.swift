@@ -155,9 +155,17 @@ import Testing
         root.children[0].unsavedCount = 2
         root.children[0].node.removePreference(\.unsavedCount)
         #expect(printed.value == [
-            "Panel.children[0].preference.unsavedCount: 0 → 2",
-            "Panel.children[0].preference.unsavedCount: 2 → 0",
+            "Panel.children[0].preference.unsavedCount: nil → 2",
+            "Panel.children[0].preference.unsavedCount: 2 → nil",
         ])
+    }
+
+    @Test func aFirstContributionEqualToTheDefaultIsPrintedAsSetFromNil() {
+        let printed = Locked<[String]>([])
+        let root = Panel("root", children: [Panel("a")])._withPrintChanges { line in printed.withLock { $0.append(line) } }
+            .withAnchor()
+        root.children[0].unsavedCount = 0
+        #expect(printed.value == ["Panel.children[0].preference.unsavedCount: nil → 0"])
     }
 
     @Test func modificationsNameTheContributorOnly() async {

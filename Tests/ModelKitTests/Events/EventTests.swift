@@ -161,6 +161,20 @@ private struct ListModel: Model {
         fromType.cancel()
     }
 
+    @Test func eventOfFromTypeYieldsTheModelsThatSentThatEvent() async {
+        let list = ListModel(log: Log()).withAnchor()
+        let first = RowModel(name: "r1")
+        let second = RowModel(name: "r2")
+        list.rows = [first, second]
+        let deletions = Collector(list.node.event(of: .deleteTapped, fromType: RowModel.self))
+        first.node.send(.hello("ignored"))
+        second.node.send(.deleteTapped)
+        first.node.send(.deleteTapped)
+        #expect(await deletions.waitForCount(2))
+        #expect(deletions.elements.map(\.name) == ["r2", "r1"])
+        deletions.cancel()
+    }
+
     @Test func parentListeningInOnActivateReceivesWhatChildrenSendFromTheirs() async {
         let log = Log()
         let list = ListModel(log: log)

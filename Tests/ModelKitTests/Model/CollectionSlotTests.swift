@@ -183,7 +183,7 @@ private final class Lines: Sendable {
             let second = Row(id: 7, log: log)
             list.slice = [Row(id: 7, log: log), second]
             #expect(second.lifetime == .initial)
-            #expect(capture.messages.first?.hasPrefix("ListModel.slice holds two different models with the id 7") == true)
+            #expect(capture.messages.first?.hasPrefix("ListModel.slice holds two different Row models with the id 7") == true)
         }
     }
 

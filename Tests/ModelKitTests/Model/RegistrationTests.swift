@@ -133,6 +133,26 @@ private struct HoldingAForgetfulContainer: Model {
     }
 }
 
+/// A destination whose `visit` forgets one case's model.
+private enum ForgetfulDestination: ModelContainer, Sendable {
+    case edit(CounterModel)
+    case share(CounterModel)
+
+    func visit(_ visitor: inout ContainerVisitor) {
+        if case .edit(let model) = self { visitor.visit(model) }
+    }
+}
+
+/// Presents nothing at first: the forgotten case only comes with a later write.
+private struct PresentingAForgetfulDestination: Model {
+    var node = ModelNode<Self>()
+    @Tracked var destination: ForgetfulDestination?
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track(\.$destination)
+    }
+}
+
 /// A model refused by its slot (a second instance with an id taken) was visited: not hidden.
 private struct HoldingARefusedDuplicate: Model {
     var node = ModelNode<Self>()
@@ -278,12 +298,27 @@ extension ReportedIssueTests {
             }
         }
 
+        @Test func aModelItsCustomContainerDoesNotVisitIsReportedWhenALaterWriteSetsIt() async {
+            await IssueCapture.run(matching: "PresentingAForgetfulDestination") { capture in
+                let model = PresentingAForgetfulDestination().withAnchor()
+                model.destination = .edit(CounterModel())
+                #expect(capture.messages.isEmpty)
+                model.destination = .share(CounterModel())
+                model.destination = .share(CounterModel())
+                #expect(capture.messages == ["""
+                    PresentingAForgetfulDestination.destination holds a CounterModel model in ForgetfulDestination that ForgetfulDestination.visit(_:) does not visit; the model is never anchored (its onActivate, tasks and observation do not run).
+
+                    To fix: Hand each model ForgetfulDestination holds to the visitor in its `visit(_:)`: `visitor.visit(model)`.
+                    """])
+            }
+        }
+
         @Test func aModelRefusedByItsSlotIsNotReportedAsUnvisited() async {
             await IssueCapture.run(matching: "HoldingARefusedDuplicate") { capture in
                 let model = HoldingARefusedDuplicate().withAnchor()
                 #expect(model.rows[1].lifetime == .initial)
                 #expect(capture.messages.count == 1)
-                #expect(capture.messages.first?.hasPrefix("HoldingARefusedDuplicate.rows holds two different models") == true)
+                #expect(capture.messages.first?.hasPrefix("HoldingARefusedDuplicate.rows holds two different IdentifiedRow models") == true)
             }
         }
 

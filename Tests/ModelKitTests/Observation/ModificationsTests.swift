@@ -61,6 +61,24 @@ private struct AutosavedDraft: Model {
         modifications.cancel()
     }
 
+    /// A commit of thousands of changes (a list rewritten in one transaction) names each changed
+    /// property once, in the order of the writes; paths are kept unique with a set, not by searching
+    /// the list for each one.
+    @Test func aTransactionOfThousandsOfChangesNamesEachOnceInOrder() async {
+        let root = Draft().withAnchor()
+        root.parts = (0..<3_000).map { _ in Draft() }
+        let parts = root.parts
+        let modifications = Collector(root.node.modifications())
+        root.node.transaction {
+            for part in parts.reversed() { part.text = "a" }
+            for part in parts { part.text = "b" }
+        }
+        #expect(await modifications.waitForCount(1))
+        let expected = (0..<3_000).reversed().map { "Draft.parts[\($0)].text" }
+        #expect(modifications.elements.first?.paths == expected)
+        modifications.cancel()
+    }
+
     @Test func aTransactionThatEndsWhereItBeganIsNoModification() async {
         let root = TreeModel("root", log: Log()).withAnchor()
         let modifications = Collector(root.node.modifications())

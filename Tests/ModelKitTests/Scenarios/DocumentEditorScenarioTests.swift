@@ -257,7 +257,7 @@ private func makeWorkspace(_ log: Log) -> (Workspace, Workspace) {
             #"Workspace.documents[doc2].pages: [] → [[0]: Page(id: 2, isEdited: false, log: nil, text: "")]"#,
             #"Workspace.documents[doc2].pages[0].text: "" → "hi""#,
             "Workspace.documents[doc2].pages[0].isEdited: false → true",
-            "Workspace.documents[doc2].pages[0].preference.unsavedPages: 0 → 1",
+            "Workspace.documents[doc2].pages[0].preference.unsavedPages: nil → 1",
         ])
     }
 }
@@ -360,7 +360,7 @@ extension ReportedIssueTests {
                 #expect(log.count(of: "refresh activated") == 0)
                 #expect(log.count(of: "activate doc1") == 1)
                 #expect(capture.messages.map { $0.prefix { $0 != "\n" } } == [
-                    "A new Document with the id of a live Document continued it (same-id continuity); what was set on the new instance with `withDependencies`, `withActivation` or `_withPrintChanges` was ignored.",
+                    "A new Document with the id of the live Document at Workspace.documents[doc1] continued it (same-id continuity); what was set on the new instance with `withActivation` was ignored.",
                 ])
             }
         }

@@ -9,7 +9,7 @@ import Synchronization
 /// The app's book catalog, shared by every window: a plain `Sendable` service. `load` waits on the
 /// gate the test installs, so a test can hold a window's task inside the shared dependency.
 final class CatalogService: Sendable {
-    private let state = Mutex<(loads: [String], gate: Gate?)>(([], nil))
+    private let state = Protected<(loads: [String], gate: Gate?)>(([], nil))
 
     /// The windows that called `load`, in call order.
     var loads: [String] { state.withLock { $0.loads } }
@@ -83,7 +83,7 @@ struct WindowDocument: Model {
 
 /// Counts what a window's work did, for the lifetime checks.
 final class WindowCounters: Sendable {
-    private let counts = Mutex<[String: Int]>([:])
+    private let counts = Protected<[String: Int]>([:])
 
     func add(_ name: String) { counts.withLock { $0[name, default: 0] += 1 } }
     subscript(name: String) -> Int { counts.withLock { $0[name, default: 0] } }

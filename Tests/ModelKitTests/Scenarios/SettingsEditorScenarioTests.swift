@@ -552,7 +552,7 @@ import Testing
             #"SettingsRoot.sections[1].subsections[0].advanced.environment.settingsTheme: "dark" → "system""#,
             "SettingsRoot.sections[0].fields[0].text.cursor: 0 → 2",
             #"SettingsRoot.sections[0].fields[0].text.text: "" → "x""#,
-            "SettingsRoot.sections[0].fields[0].text.preference.validationErrors: 1 → 0",
+            "SettingsRoot.sections[0].fields[0].text.preference.validationErrors: 1 → nil",
         ])
         // One element per commit; the transient cursor never produces one.
         #expect(paths.all == [
@@ -602,7 +602,7 @@ import Testing
         #expect(lines.value == [
             #"SettingsRoot.sections[1].subsections[0].fields[0].text.text: "" → "a@b""#,
             "ModelUndoStack.canUndo: false → true",
-            "SettingsRoot.sections[1].subsections[0].fields[0].text.preference.validationErrors: 1 → 0",
+            "SettingsRoot.sections[1].subsections[0].fields[0].text.preference.validationErrors: 1 → nil",
             "SettingsRoot.sections[0].fields[1].toggle.isOn: true → false",
             "SettingsRoot.sections[0].fields[0].text.cursor: 0 → 3",
         ])

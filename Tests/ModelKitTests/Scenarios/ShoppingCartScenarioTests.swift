@@ -31,7 +31,7 @@ private final class ViewHost: Sendable {
         var threads: Set<ObjectIdentifier> = []
     }
 
-    private let state = Mutex(State())
+    private let state = Protected(State())
     private let body: @Sendable () -> String
     private let rendersOnInvalidation: Bool
 
@@ -242,7 +242,7 @@ private final class ViewHost: Sendable {
         let line = shop.cart.lines[0]
         let view = ViewHost(rendersOnInvalidation: true) { "×\(line.quantity)" }
 
-        let writerThread = Mutex<ObjectIdentifier?>(nil)
+        let writerThread = Protected<ObjectIdentifier?>(nil)
         let writer = Thread {
             for _ in 0..<100 { line.increment() }
             writerThread.withLock { $0 = ObjectIdentifier(Thread.current) }
@@ -509,8 +509,8 @@ private final class ViewHost: Sendable {
     }
 
     @Test func releasingTheShopWhileAnOrderIsPlacedTearsItDownAndCancelsThePlacement() async {
-        let started = Mutex(false)
-        let cancelled = Mutex(false)
+        let started = Protected(false)
+        let cancelled = Protected(false)
         let orders = OrderClient { _ in
             started.withLock { $0 = true }
             let (stream, continuation) = AsyncStream<Never>.makeStream()

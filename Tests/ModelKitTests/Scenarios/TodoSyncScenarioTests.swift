@@ -403,7 +403,7 @@ private struct Harness {
         #expect(lines[4] == "TodoApp.environment.todoTheme: \"light\" → \"dark\"")
         #expect(Set(lines[5...]) == [
             "ModelUndoStack.canUndo: false → true",
-            "TodoApp.lists[0].items[0].preference.todoUnsaved: 0 → 1",
+            "TodoApp.lists[0].items[0].preference.todoUnsaved: nil → 1",
             "TodoApp.lists[0].completedCount: 0 → 1",
             "TodoApp.activity: [] → [[0]: \"done: Bake bread\"]",
         ])
