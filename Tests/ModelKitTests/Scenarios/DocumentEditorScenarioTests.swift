@@ -233,7 +233,7 @@ private func makeWorkspace(_ log: Log) -> (Workspace, Workspace) {
         await tester.finish()
     }
 
-    @Test func printedChangesOfADragNameBothDocuments() {
+    @Test func printedChangesOfADragNameBothDocuments() async {
         let workspace = Workspace()
         let anchor = workspace.withAnchor()
         defer { withExtendedLifetime(anchor) {} }
@@ -243,6 +243,9 @@ private func makeWorkspace(_ log: Log) -> (Workspace, Workspace) {
         let printing = workspace._printChanges { line in lines.withLock { $0.append(line) } }
         workspace.dragPage(2, from: DocumentID(1), to: DocumentID(2))
         workspace.documents[DocumentID(2)]?.pages[0].text = "hi"
+        // The page's edit event reaches the workspace's listener on a task: wait for its write, so
+        // that it is printed on every run and not only when the task wins the race with `cancel()`.
+        #expect(await eventually { workspace.lastEditedPage == 2 })
         printing.cancel()
         workspace.documents[DocumentID(2)]?.title = "unprinted"
         #expect(lines.value == [
@@ -258,6 +261,7 @@ private func makeWorkspace(_ log: Log) -> (Workspace, Workspace) {
             #"Workspace.documents[doc2].pages[0].text: "" → "hi""#,
             "Workspace.documents[doc2].pages[0].isEdited: false → true",
             "Workspace.documents[doc2].pages[0].preference.unsavedPages: nil → 1",
+            "Workspace.lastEditedPage: nil → 2",
         ])
     }
 }
