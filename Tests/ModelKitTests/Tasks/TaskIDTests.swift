@@ -181,7 +181,11 @@ private struct RacingSearch: Model {
 
     func onActivate() {
         node.task(id: query) { [removed, startedAfterRemoval, running] _ in
-            if removed.value { startedAfterRemoval.increment() }
+            // A teardown can land between the library's start-of-run check and this line, so a
+            // body may see `removed`; but then its task was cancelled first (the `task(id:)` is
+            // cancelled before `onCancel` runs), so it unwinds at once. A body running after the
+            // teardown in a task nobody cancelled is the bug this counts.
+            if removed.value && !Task.isCancelled { startedAfterRemoval.increment() }
             running.withLock { $0 += 1 }
             defer { running.withLock { $0 -= 1 } }
             await waitForCancellation()
