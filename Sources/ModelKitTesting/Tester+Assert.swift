@@ -114,7 +114,7 @@ extension Tester {
             result = value()
             return [result != nil]
         }, timeout: timeout, location: location, kind: .unwrap, isolation: isolation)
-        guard let result else {
+        guard failure == nil, let result else {
             try state.failAndThrow(failure ?? "Unwrap failed.", at: location)
         }
         return result
@@ -146,6 +146,11 @@ extension Tester {
             var marks = [state.activity.mark] + otherHierarchies.values.map(\.mark)
             let startSequence = Sequencer.current
             let evaluation = evaluate(conditions)
+            if !evaluation.writes.isEmpty {
+                // Not evaluated again: each evaluation would write again, and wake itself. What it
+                // read is not counted as asserted: nothing was checked.
+                return FailureMessages.predicateWrote(evaluation.writes, kind: kind)
+            }
             if evaluation.results.allSatisfy({ $0 }) {
                 // A value an unwrap returns may be a model that one of the hierarchy's tasks has just
                 // added and is still activating (its `onActivate` has not yet started the listening
@@ -229,6 +234,8 @@ extension Tester {
         let eventChecks: Set<Int>
         /// What else the conditions depend on (the probes they consulted), marked before they read it.
         let watched: [Activity.Mark]
+        /// What the conditions wrote to a tested hierarchy's models (they must only read).
+        let writes: [ChangeRecord]
 
         /// The reads made while evaluating condition `index`.
         func reads(ofCondition index: Int) -> ArraySlice<ModelAccessRecorder.PropertyRead> {
@@ -249,7 +256,7 @@ extension Tester {
             matchedEvents: scope.matchedEvents, matchedProbeCalls: scope.matchedProbeCalls,
             matchedProbes: scope.matchedProbes,
             consultedProbes: scope.consultedProbes, eventChecks: scope.eventChecks,
-            watched: Array(scope.watched.values)
+            watched: Array(scope.watched.values), writes: scope.writes
         )
     }
 

@@ -252,6 +252,19 @@ enum FailureMessages {
         """
     }
 
+    /// An assertion or unwrap whose predicates wrote to a model: predicates must only read.
+    static func predicateWrote(_ writes: [ChangeRecord], kind: Tester.WaitKind) -> String {
+        var names: [String] = []
+        for write in writes where !names.contains(write.propertyPath) { names.append(write.propertyPath) }
+        let shown = names.count > 3 ? names.prefix(3).joined(separator: ", ") + ", …" : names.joined(separator: ", ")
+        let call = kind == .assert ? "assert" : "unwrap"
+        return """
+        The predicate of this `\(call)` wrote to \(shown); a predicate runs again on every state the model passes through, so it must only read. Nothing was checked.
+
+        To fix: Make the change before the `\(call)` (call the action that makes it), and keep the predicate to reading and comparing.
+        """
+    }
+
     /// A probe installed in a second tester while the first still checks its calls.
     static func probeInstalledTwice(_ probe: TestProbe, firstTesterAt location: SourceLocation) -> String {
         """

@@ -76,6 +76,12 @@ final class TesterState: HierarchyHook, Sendable {
     // MARK: HierarchyHook
 
     func record(_ change: ChangeRecord) {
+        // A write made by an assertion's predicate, on the thread evaluating it: the assertion
+        // reports it (predicates run many times, so it would be made again on each evaluation).
+        if let scope = AssertScope.current.value {
+            scope.writes.append(change)
+            return
+        }
         let sequence = Sequencer.next()
         log.withLock { log in
             if isMadeByTheEnd(log) { return }
@@ -168,6 +174,8 @@ final class AssertScope {
     var eventChecks: Set<Int> = []
     /// The read count after each expression of an assertion builder.
     var readMarks: [Int] = []
+    /// What the predicates wrote to the models of a tested hierarchy (they must only read).
+    var writes: [ChangeRecord] = []
 
     /// The activities the predicates depended on besides the tester's own (probes they consulted,
     /// other testers' hierarchies they read), each at the generation it had when first consulted.
