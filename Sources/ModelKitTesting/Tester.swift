@@ -132,6 +132,12 @@ public final class Tester: Sendable {
         await state.executor.settle(until: ContinuousClock.now + (timeout ?? self.timeout))
     }
 
+    /// The end of a tester still alive when its XCTest test case tears down without having called
+    /// `finish()` (kept in a property of the test case): the same as its release.
+    func endAtTestCaseTeardown() {
+        finishWithoutWaiting()
+    }
+
     /// The end used when the tester is released without `finish()`. It never waits for a task
     /// suspended on something outside the hierarchy: it runs the jobs that are ready (the cancelled
     /// `onActivate` work unwinding, a task started by the test's last action), waiting only for a
@@ -254,7 +260,9 @@ extension Model {
         guard let hierarchy = model.hierarchy else {
             return (model, Tester(placeholderFor: state, support: support))
         }
-        return (model, Tester(state: state, root: model, hierarchy: hierarchy))
+        let tester = Tester(state: state, root: model, hierarchy: hierarchy)
+        XCTestCaseTracking.add(tester)
+        return (model, tester)
     }
 
     /// Why this model cannot be the root of a tester, if it cannot: it must be a new instance.

@@ -12,6 +12,7 @@ enum TestingIssueRouting {
 
     static func install() {
         guard !installed.exchange(true, ordering: .relaxed) else { return }
+        XCTestCaseTracking.startObserving()
         IssueReporter.setTestingHandler { issue in
             let key = FailureRecording.currentTestKey
             guard let active = activeTests.withLock({ $0[key] }), active.count > 0 else { return false }
