@@ -189,6 +189,7 @@ public final class TestClock: Clock, Sendable {
             """
             TestClock.run() stopped after \(maximumRounds) rounds (the clock is at \(now.offset)): a task \
             sleeps on the clock again each time it wakes, such as a repeating timer or a polling loop.
+
             To fix, either:
               • Advance by the time the test needs instead: `await clock.advance(by: .seconds(5))`.
               • Or end that work before running the clock (cancel the timer, or remove its model).
