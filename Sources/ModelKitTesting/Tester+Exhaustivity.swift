@@ -75,6 +75,11 @@ extension Tester {
         _ body: () async throws -> Result
     ) async rethrows -> Result {
         let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+        if state.log.withLock({ $0.isFinished }) {
+            // Nothing is recorded any more: the body runs, and its assertions say the same.
+            state.fail(FailureMessages.afterTheEnd(call: "withExhaustivity"), at: location)
+            return try await body()
+        }
         // What happened before the scope is left to the next assertion or the end of the test.
         let start = Sequencer.current
         let previous = state.log.withLock { log in

@@ -64,6 +64,11 @@ public final class Tester: Sendable {
         _ probe: TestProbe,
         fileID: StaticString = #fileID, filePath: StaticString = #filePath, line: UInt = #line, column: UInt = #column
     ) {
+        if state.log.withLock({ $0.isFinished }) {
+            let location = SourceLocation(fileID: fileID, filePath: filePath, line: line, column: column)
+            state.fail(FailureMessages.afterTheEnd(call: "install"), at: location)
+            return
+        }
         let other: TesterState? = probe.installation.withLock { installation in
             if let owner = installation.tester, owner !== state, !owner.log.withLock({ $0.isFinished }) {
                 return owner

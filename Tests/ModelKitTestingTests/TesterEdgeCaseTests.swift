@@ -131,6 +131,46 @@ import Testing
         await tester.finish()
     }
 
+    // MARK: After the end
+
+    @Test func withExhaustivityAfterTheEndFailsAndStillRunsItsBody() async {
+        let (model, tester) = Counter().andTester()
+        await tester.finish()
+        var count = -1
+        let line = #line + 2
+        await withKnownIssue {
+            count = await tester.withExhaustivity(.off) { model.count }
+        } matching: { issue in
+            text(issue) == """
+            `withExhaustivity` was called after `tester.finish()`: the test has ended and its models are torn down, so nothing was checked.
+
+            To fix: Move the assertion before `await tester.finish()`.
+            """ && issue.sourceLocation?.line == line
+        }
+        #expect(count == 0)
+    }
+
+    @Test func installingAProbeAfterTheEndFailsAndLeavesItFree() async {
+        let onPing = TestProbe("onPing")
+        let (_, tester) = Counter().andTester()
+        await tester.finish()
+        withKnownIssue {
+            tester.install(onPing)
+        } matching: { issue in
+            text(issue) == """
+            `install` was called after `tester.finish()`: the test has ended and its models are torn down, so the probe's calls will not be checked.
+
+            To fix: Install the probe before `await tester.finish()`, when its calls can still be asserted.
+            """
+        }
+        // Not taken by the finished tester: another one installs it without a complaint.
+        let (caller, other) = Caller(onValue: { _, _ in }, onPing: onPing.call).andTester()
+        other.install(onPing)
+        caller.ping()
+        await other.assert(onPing.wasCalled())
+        await other.finish()
+    }
+
     // MARK: Handles and exhaustivity
 
     @Test func aWriteThroughTheHandleOfARemovedRowFailsAtTheTestersLine() async {

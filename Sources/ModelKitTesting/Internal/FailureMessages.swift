@@ -244,11 +244,18 @@ enum FailureMessages {
 
     /// An assertion made after the tester finished: its hierarchy is torn down.
     static func afterTheEnd(kind: Tester.WaitKind) -> String {
-        let call = kind == .assert ? "assert" : "unwrap"
-        return """
-        `\(call)` was called after `tester.finish()`: the test has ended and its models are torn down, so nothing was checked.
+        afterTheEnd(call: kind == .assert ? "assert" : "unwrap")
+    }
 
-        To fix: Move the assertion before `await tester.finish()`.
+    /// A tester's method that checks something (`assert`, `unwrap`, `withExhaustivity`, `install`)
+    /// called after it finished.
+    static func afterTheEnd(call: String) -> String {
+        let what = call == "install" ? "the probe's calls will not be checked" : "nothing was checked"
+        let fix = call == "install" ? "Install the probe before `await tester.finish()`, when its calls can still be asserted." : "Move the assertion before `await tester.finish()`."
+        return """
+        `\(call)` was called after `tester.finish()`: the test has ended and its models are torn down, so \(what).
+
+        To fix: \(fix)
         """
     }
 
