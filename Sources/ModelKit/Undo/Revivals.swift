@@ -97,20 +97,15 @@ extension HierarchyUndo {
             let id = ObjectIdentifier(context)
             if revivals[id] != nil, reached.insert(id).inserted { pending.append(context) }
         }
-        func reach(modelsIn value: Any) {
-            _ = mappingModels(in: value) { model in
-                if let context = nodeBox(of: model).context { reach(context) }
-                return model
-            }
-        }
+        // An entry's child-slot values are visited once, and their models' contexts noted with it:
+        // at the limit, each push of a child slot's change drops an entry and walks them all again.
         for history in histories {
             history.forEachEntry { entry in
-                for change in entry.list {
-                    reach(change.context)
-                    if entry.more?.hasChildSlot == true, change.context.schema.isChildSlot(change.index) {
-                        reach(modelsIn: change.old)
-                        reach(modelsIn: change.new)
-                    }
+                reach(entry.first.context)
+                guard let more = entry.more else { return }
+                for change in more.changes { reach(change.context) }
+                for id in entry.slotModelContexts() {
+                    if let revival = revivals[id] { reach(revival.context) }
                 }
             }
         }

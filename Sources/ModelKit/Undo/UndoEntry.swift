@@ -53,12 +53,39 @@ struct UndoEntry: @unchecked Sendable {
     var mayReferToRevivals: Bool {
         more != nil || !first.context.state.isLive
     }
+
+    /// The contexts of the models in the entry's child-slot values (see
+    /// `UndoEntryMore.slotModelContexts`); empty for an entry that changes no child slot. Caller
+    /// holds the lock.
+    func slotModelContexts() -> [ObjectIdentifier] {
+        guard let more, more.hasChildSlot else { return [] }
+        if let noted = more.slotModelContexts { return noted }
+        var seen = Set<ObjectIdentifier>()
+        var contexts: [ObjectIdentifier] = []
+        for change in list where change.context.schema.isChildSlot(change.index) {
+            for value in [change.old, change.new] {
+                _ = mappingModels(in: value) { model in
+                    if let context = nodeBox(of: model).context, seen.insert(ObjectIdentifier(context)).inserted {
+                        contexts.append(ObjectIdentifier(context))
+                    }
+                    return model
+                }
+            }
+        }
+        more.slotModelContexts = contexts
+        return contexts
+    }
 }
 
 /// The rest of an entry of several changes (or of a child slot's change).
 final class UndoEntryMore {
     let changes: [UndoChange]
     let hasChildSlot: Bool
+    /// The contexts of the models in the entry's child-slot values, old and new, noted the first
+    /// time `HierarchyUndo.releaseUnreferencedRevivals` walks the entry, so that later walks look
+    /// them up instead of visiting every model of every value again. The values never change, and
+    /// their models' boxes keep those contexts alive. Guarded by the hierarchy lock.
+    @exclusivity(unchecked) var slotModelContexts: [ObjectIdentifier]?
 
     init(changes: [UndoChange], hasChildSlot: Bool) {
         self.changes = changes

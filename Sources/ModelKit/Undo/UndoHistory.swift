@@ -97,7 +97,7 @@ final class UndoHistory: @unchecked Sendable {
     /// being torn down for good, so that `canUndo` and `canRedo` say whether `undo()` and `redo()`
     /// would restore something. (Nothing above such an entry can bring its models back: undo and
     /// redo take the top entry first.) Caller holds the section.
-    func dropInapplicableTops(undo: HierarchyUndo, revivable: Set<ObjectIdentifier>, in hierarchy: Hierarchy) {
+    func dropInapplicableTops(undo: HierarchyUndo, revivable: () -> Set<ObjectIdentifier>, in hierarchy: Hierarchy) {
         var dropped: [UndoEntry] = []
         while let top = undoEntries.popLast() {
             if Self.applies(top, undo: undo, revivable: revivable) {
@@ -116,7 +116,7 @@ final class UndoHistory: @unchecked Sendable {
 
     /// Whether a model the entry changed is live, or may be brought back by undo (see
     /// `HierarchyUndo.revivableContexts()`). Caller holds the lock.
-    private static func applies(_ entry: UndoEntry, undo: HierarchyUndo, revivable: Set<ObjectIdentifier>) -> Bool {
+    private static func applies(_ entry: UndoEntry, undo: HierarchyUndo, revivable: () -> Set<ObjectIdentifier>) -> Bool {
         entry.list.contains { change in
             undo.liveTarget(for: change.context).flatMap { $0.cell(change.index) } != nil
                 || undo.mayComeBack(change.context, revivable: revivable)

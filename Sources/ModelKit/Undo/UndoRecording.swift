@@ -150,9 +150,17 @@ final class HierarchyUndo {
     /// apply. Caller holds the section.
     func dropInapplicableEntries() {
         guard !histories.isEmpty else { return }
-        let revivable = revivableContexts()
+        // Computed only if a top entry names no live model: the set walks every revival, and the
+        // usual removal's entry applies to the live parent.
+        var revivable: Set<ObjectIdentifier>?
+        let lazyRevivable = { () -> Set<ObjectIdentifier> in
+            if let revivable { return revivable }
+            let computed = self.revivableContexts()
+            revivable = computed
+            return computed
+        }
         for history in histories {
-            history.dropInapplicableTops(undo: self, revivable: revivable, in: hierarchy)
+            history.dropInapplicableTops(undo: self, revivable: lazyRevivable, in: hierarchy)
         }
     }
 
@@ -168,7 +176,8 @@ final class HierarchyUndo {
     }
 
     /// Whether `context`, or the model that brought it back last, is kept to be brought back.
-    func mayComeBack(_ context: Context, revivable: Set<ObjectIdentifier>) -> Bool {
+    func mayComeBack(_ context: Context, revivable: () -> Set<ObjectIdentifier>) -> Bool {
+        let revivable = revivable()
         var current = context
         var steps = 0
         while !revivable.contains(ObjectIdentifier(current)) {
