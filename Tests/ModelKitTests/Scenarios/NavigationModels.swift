@@ -72,9 +72,13 @@ struct NavItemScreen: Model {
         node.forEach(node.event(fromType: NavEditForm.self)) { _, form in
             if form == quickEdit { quickEdit = nil }
         }
+        // The polling's schedule starts when the screen is shown. Started after the first load, it
+        // would start late whenever the clock moved between the load's write and the timer's creation
+        // (a test that sees the stock and advances the clock at once).
+        let polls = node.continuousClock.timer(interval: .seconds(5))
         node.task {
             stock = try await node.navAPI.fetchStock(itemID)
-            for try await _ in node.continuousClock.timer(interval: .seconds(5)) {
+            for try await _ in polls {
                 stock = try await node.navAPI.fetchStock(itemID)
                 refreshes += 1
             }
