@@ -141,7 +141,7 @@ extension ReportedIssueTests {
                     // One in four from the colliding range.
                     return random.chance(25) ? 1_000_000 + nextID : nextID
                 }
-                for step in 0..<600 {
+                for step in 0..<walkSteps(600) {
                     switch random.below(6) {
                     case 0, 1:
                         let ids = (0..<(1 + random.below(40))).map { _ in newID() }

@@ -13,7 +13,7 @@ import Testing
     func observersEnvironmentFoldsAndUndoFollowTheReference(seed: UInt64) async {
         var walk = ObservationWalk(seed: seed)
         var history: [String] = []
-        for step in 0..<1_000 {
+        for step in 0..<walkSteps(1_000) {
             let operation = walk.step()
             if let mismatch = walk.mismatch() {
                 let before = history.suffix(6).joined(separator: " | ")

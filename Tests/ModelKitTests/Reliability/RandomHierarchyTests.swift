@@ -12,7 +12,7 @@ extension ReportedIssueTests {
         func randomWalkMatchesTheReferenceModel(seed: UInt64) async {
             await IssueCapture.run(matching: "WalkNode") { capture in
                 var walk = RandomWalk(seed: seed)
-                for step in 0..<10_000 {
+                for step in 0..<walkSteps(10_000) {
                     let operation = walk.step()
                     let mismatch = walk.mismatch(reportCount: capture.issues.count)
                     #expect(
