@@ -4,7 +4,7 @@
 
 extension Hierarchy {
     /// Ends a section whose only work is one pending change (with no hook, `modifications` stream
-    /// or undo recording to tell) or stream deliveries, or both: evaluates the changed property's
+    /// or undo recording to tell, and not of a preference fold) or stream deliveries, or both: evaluates the changed property's
     /// observers, unlocks, notifies Observation and performs the deliveries directly (nothing is
     /// queued before them). Returns false, having done nothing, for any other section. Caller holds
     /// the lock, at depth 0, with pending work.
@@ -17,7 +17,11 @@ extension Hierarchy {
             deliverAndUnlock(notifying: nil, 0)
             return true
         }
-        guard deliveries.isEmpty, !recordsEveryChange, undo == nil else { return false }
+        // A preference fold's change may be one that a change of the tree's shape derived and that
+        // `dropUnchangedFolds` (on the general path) drops when the fold came out equal; it also
+        // clears the value the fold kept to compare, which must not outlive this section.
+        guard deliveries.isEmpty, !recordsEveryChange, undo == nil, pendingChanges[0].index < KeyedKind.preference.base
+        else { return false }
         // Moved out of the buffer, which keeps its capacity for the next section.
         let change = pendingChanges.removeLast()
         evaluateObservers(of: change)

@@ -116,6 +116,31 @@ import Testing
         #expect(root.unsavedCount == 3)
     }
 
+    @Test func aSameIDRefreshThatChangesNoValueIsNoChangeOfTheFoldsAbove() {
+        let list = PrefList(rows: [PrefRow(id: 1), PrefRow(id: 2)]).withAnchor()
+        let fired = Locked(0)
+        withObservationTracking { _ = list.unsavedCount } onChange: { fired.withLock { $0 += 1 } }
+        list.rows = [PrefRow(id: 1), PrefRow(id: 2)]
+        list.rows = [PrefRow(id: 1), PrefRow(id: 2)]
+        #expect(fired.value == 0)
+    }
+
+    @Test func aFoldBroughtBackByARemovalAfterASameIDRefreshIsHeard() {
+        let list = PrefList(rows: [PrefRow(id: 1)]).withAnchor()
+        list.draft = Panel("draft")
+        list.draft?.unsavedCount = 1
+        #expect(list.unsavedCount == 1)
+        list.rows = [PrefRow(id: 1)]
+        list.node.preference.unsavedCount = 1
+        #expect(list.unsavedCount == 2)
+        let fired = Locked(0)
+        withObservationTracking { _ = list.unsavedCount } onChange: { fired.withLock { $0 += 1 } }
+        // The fold goes from 2 back to 1, the value it had before the refresh.
+        list.draft = nil
+        #expect(fired.value == 1)
+        #expect(list.unsavedCount == 1)
+    }
+
     @Test func onChangeOfAFoldRunsOncePerDistinctValue() async {
         let root = Panel("root", children: [Panel("a"), Panel("b")]).withAnchor()
         let log = Log()
@@ -261,4 +286,34 @@ private struct PrefPanel: Model {
     var node = ModelNode<Self>()
     @Tracked var children: [PrefPanel] = []
     static func register(_ r: inout ModelRegistrar<Self>) { r.track(\.$children) }
+}
+
+/// A list whose rows have ids of their own, so that a new array with the same ids continues them.
+private struct PrefList: Model {
+    var node = ModelNode<Self>()
+    @Tracked var rows: [PrefRow] = []
+    @Tracked var draft: Panel? = nil
+
+    init(rows: [PrefRow]) {
+        self.rows = rows
+    }
+
+    var unsavedCount: Int { node.preference.unsavedCount }
+
+    static func register(_ r: inout ModelRegistrar<Self>) {
+        r.track(\.$rows)
+        r.track(\.$draft)
+    }
+}
+
+private struct PrefRow: Model {
+    let id: Int
+    var node = ModelNode<Self>()
+    @Tracked var title = ""
+
+    init(id: Int) {
+        self.id = id
+    }
+
+    static func register(_ r: inout ModelRegistrar<Self>) { r.track(\.$title) }
 }
