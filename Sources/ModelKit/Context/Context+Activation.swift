@@ -16,7 +16,11 @@ extension Context {
 
     /// Destructs this context and the children left without a place, parents first. Caller holds
     /// the lock for a section; the collected work runs after it is released.
-    final func destruct(into batch: inout TeardownBatch) {
+    ///
+    /// `nesting` counts the destructs of parents enclosing this one: past `Hierarchy.maxNesting`,
+    /// children wait in the batch for the outermost destruct (see `TeardownBatch.deferChild(_:)`),
+    /// so that tearing down a chain of 10,000 models does not overflow the thread's stack.
+    final func destruct(into batch: inout TeardownBatch, nesting: Int = 0) {
         guard state.isLive else { return }
         state = .destructed
         hierarchy.structureVersion &+= 1
@@ -41,7 +45,11 @@ extension Context {
                     lostFirstPlace = position == 0
                 }
                 if child.places.isEmpty && !child.isRoot {
-                    child.destruct(into: &batch)
+                    if nesting < Int(Hierarchy.maxNesting) {
+                        child.destruct(into: &batch, nesting: nesting + 1)
+                    } else {
+                        batch.deferChild(child)
+                    }
                 } else if child.state.isLive {
                     // A shared child that lives on in its other places.
                     child.placesDidChange()
@@ -73,6 +81,7 @@ extension Context {
             if flags.contains(.continued) { batch.noteContinued(cells) }
         }
         if giveUpModel() { batch.releaseModel(of: self) }
+        if nesting == 0 { batch.destructDeferredChildren() }
     }
 }
 
@@ -83,6 +92,28 @@ struct TeardownBatch {
     }
 
     var entries: [Entry] = []
+    /// Children nested too deep to destruct recursively, for the outermost destruct (nil until
+    /// the first: the usual batch carries no list).
+    private var deferredChildren: [Context]?
+
+    /// Keeps `child` for the outermost destruct. Caller holds the lock for a section.
+    mutating func deferChild(_ child: Context) {
+        if deferredChildren == nil { deferredChildren = [] }
+        deferredChildren!.append(child)
+    }
+
+    /// Destructs the children `deferChild(_:)` kept, in order, each one level below the outermost
+    /// (their own deep children join the list). Caller holds the lock for a section.
+    fileprivate mutating func destructDeferredChildren() {
+        guard deferredChildren != nil else { return }
+        var position = 0
+        while position < deferredChildren!.count {
+            let child = deferredChildren![position]
+            position += 1
+            child.destruct(into: &self, nesting: 1)
+        }
+        deferredChildren = nil
+    }
     /// Destructed contexts whose model values are released after the work (their release may
     /// free the contexts, and values that run code in their deinit).
     private var releasedModels = ReleasedModels()

@@ -95,10 +95,70 @@ extension Hierarchy {
         } else {
             pendingActions.append(action)
         }
-        for index in schema.childSlotIndices {
-            context.reconcileSlot(index)
+        if !schema.childSlotIndices.isEmpty {
+            nested(.reconcileSlots(context))
         }
         return context
+    }
+
+    /// Work on a model nested in the one being reconciled: its slots to reconcile once it is
+    /// anchored, or its continuation by a new instance, each of which reconciles the next level.
+    enum NestedWork {
+        case reconcileSlots(Context)
+        case adopt(ReconcileSink.InitialModel, Context)
+        case continuation(ReconcileSink.Continuation)
+
+        func perform() {
+            switch self {
+            case .reconcileSlots(let context):
+                for index in context.schema.childSlotIndices {
+                    context.reconcileSlot(index)
+                }
+            case .adopt(let initial, let live):
+                initial.adopt(live)
+            case .continuation(let continuation):
+                continuation.perform()
+            }
+        }
+    }
+
+    /// How many levels of nested models are reconciled recursively, on the caller's stack, before
+    /// the deeper ones wait for the outermost level (see `nested(_:)`).
+    @usableFromInline static let maxNesting: UInt16 = 32
+
+    /// Performs `work` at once; past `maxNesting` enclosing levels, queues it for the outermost
+    /// level, which performs the queue once its own work is done. So anchoring, continuing or
+    /// refreshing a hierarchy uses stack for at most `maxNesting` levels at a time, however deep
+    /// the models are nested (a chain of 10,000 would overflow a thread's stack), and each model
+    /// still has its slots reconciled after its own context exists, in the same section: parents
+    /// still activate before their children. Trees shallower than the limit are reconciled as
+    /// before, depth first. Caller holds the section.
+    @inline(__always)
+    func nested(_ work: NestedWork) {
+        guard nesting < Self.maxNesting else {
+            extras.deferredNestedWork.append(work)
+            return
+        }
+        nesting += 1
+        work.perform()
+        nesting -= 1
+        if nesting == 0, let extras = extrasIfAny, !extras.deferredNestedWork.isEmpty {
+            performDeferredNestedWork(extras)
+        }
+    }
+
+    /// Performs the work `nested(_:)` queued, in the order it was queued, each from the outermost
+    /// level again (its own nested work may queue more). Caller holds the section.
+    private func performDeferredNestedWork(_ extras: HierarchyExtras) {
+        var position = 0
+        while position < extras.deferredNestedWork.count {
+            let work = extras.deferredNestedWork[position]
+            position += 1
+            nesting = 1
+            work.perform()
+            nesting = 0
+        }
+        extras.deferredNestedWork = []
     }
 }
 
@@ -228,7 +288,7 @@ extension Context {
         // Children of the kept prefix continued by new instances, which have child slots of their
         // own to reconcile (see `ReconcileSink.continueExpected`).
         for continuation in sink.deferredContinuations {
-            continuation.perform()
+            hierarchy.nested(.continuation(continuation))
         }
         placed.reserveCapacity(placed.count + pending.count)
         for (position, work) in pending {
@@ -236,7 +296,11 @@ extension Context {
             case .ready(let child):
                 placed.append((position, child))
             case .continue(let initial, let live):
-                initial.adopt(live)
+                if live.schema.childSlotIndices.isEmpty {
+                    initial.adopt(live)
+                } else {
+                    hierarchy.nested(.adopt(initial, live))
+                }
                 placed.append((position, live))
             case .anchor(let initial):
                 if let context = initial.box.context {
@@ -384,21 +448,43 @@ extension Context {
 
     /// The model's path from its root, as printed: `AppModel.counters[0].counter`. Cached until the
     /// hierarchy's structure changes (see `Hierarchy.structureVersion`).
+    ///
+    /// Built by walking up to the nearest ancestor with a valid cached path (or the root), not
+    /// recursively: a chain of 10,000 models would overflow the thread's stack. The model and its
+    /// parent keep what was built (siblings named in one commit find their parent's path); the
+    /// ancestors in between do not, so that naming the bottom of a deep chain keeps one path, not one
+    /// per level.
     final func path() -> String {
         let version = hierarchy.structureVersion
         if let cached = extras?.cachedPath, cached.version == version { return cached.path }
-        let path = uncachedPath()
+        // The components from this model up, each its parent's slot name and the child's place in it.
+        var components: [String] = []
+        var context = self
+        var prefix: String?
+        var parentPath: String?
+        while true {
+            guard let place = context.places.first else {
+                prefix = context.typeName
+                break
+            }
+            let parent = place.parent
+            components.append(".\(parent.schema.name(place.slot))\(parent.childPathComponent(of: context, slot: place.slot))")
+            if let cached = parent.extras?.cachedPath, cached.version == version {
+                prefix = cached.path
+                break
+            }
+            context = parent
+        }
+        var path = prefix.unsafelyUnwrapped
+        for (level, component) in components.reversed().enumerated() {
+            if level == components.count - 1 { parentPath = path }
+            path += component
+        }
+        if let parentPath, let parent = places.first?.parent, parent.extras?.cachedPath?.version != version {
+            parent.ensuredExtras.cachedPath = (version, parentPath)
+        }
         ensuredExtras.cachedPath = (version, path)
         return path
-    }
-
-    private final func uncachedPath() -> String {
-        guard let place = places.first else {
-            return typeName
-        }
-        let parent = place.parent
-        let components = parent.childPathComponent(of: self, slot: place.slot)
-        return "\(parent.path()).\(parent.schema.name(place.slot))\(components)"
     }
 
     /// The path component (`[2]`, `.detail`) of `child` in slot `slot`. One visit of the slot names

@@ -16,6 +16,9 @@ package final class Hierarchy: RankedLock, @unchecked Sendable {
     // and so every model anchored as its own root, to the next class: rarely used state belongs in
     // the extras.
     @exclusivity(unchecked) private var flags: HierarchyFlags = []
+    /// How many reconciliations of nested models' slots enclose the current one (see
+    /// `nested(_:)`). Two bytes between the flags and `depth`: the object does not grow.
+    @exclusivity(unchecked) var nesting: UInt16 = 0
     /// Section nesting on the holding thread.
     @exclusivity(unchecked) var depth: Int32 = 0
     @exclusivity(unchecked) var pendingChanges: [PendingChange] = []

@@ -36,6 +36,9 @@ final class HierarchyExtras: @unchecked Sendable {
     /// retain one. (Models are left out: a model dependency's value refers back to the hierarchy.)
     @exclusivity(unchecked) var publishedDefaults: [DefaultsSnapshot] = []
     @exclusivity(unchecked) var dependencyModels: [ObjectIdentifier: Context] = [:]
+    /// Work on models nested too deep to reconcile recursively (see `Hierarchy.nested(_:)`),
+    /// performed by the outermost level before the section ends.
+    @exclusivity(unchecked) var deferredNestedWork: [Hierarchy.NestedWork] = []
     /// The model dependency types already reported as belonging to another hierarchy.
     @exclusivity(unchecked) var reportedForeignDependencies: Set<ObjectIdentifier> = []
     @exclusivity(unchecked) var reportedMissingDependencies: Set<ObjectIdentifier> = []

@@ -320,7 +320,7 @@ extension Context {
             let keyID = entry.keyIdentity
             var current = places.first?.parent
             var steps = 0
-            while let context = current, steps < 10_000 {
+            while let context = current, steps < Context.maxAncestorSteps {
                 if context === entry.source {
                     reads.append((context, entry.sourceIndex))
                     break
@@ -333,6 +333,11 @@ extension Context {
         }
         for (context, index) in reads { _ = AccessRecording.record(context, index) }
     }
+
+    /// How far the walks up the first places go: a guard against a cycle, which the hierarchy never
+    /// forms (a model added inside itself is refused), set far beyond any chain that fits in memory
+    /// (a chain deeper than the guard would read the default).
+    static let maxAncestorSteps = 1 << 24
 
     /// The value of `key` here: set here or by the nearest ancestor (first places), else the default.
     /// Caller holds the lock.
@@ -349,7 +354,7 @@ extension Context {
                let own = unsafeDowncast(entry, to: EnvironmentEntry<Value>.self).own {
                 return (own, context, entry.index)
             }
-            guard let parent = context.places.first?.parent, steps < 10_000 else { break }
+            guard let parent = context.places.first?.parent, steps < Context.maxAncestorSteps else { break }
             context = parent
             steps += 1
         }

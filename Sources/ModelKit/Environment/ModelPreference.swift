@@ -258,9 +258,14 @@ final class PreferenceEntry<Key: ModelPreferenceKey>: PreferenceFold {
 
     /// Brings the fold up to date, reusing the children's cached folds. Caller holds the lock.
     /// Inlinable, so that it is specialized for the key where the read is.
+    ///
+    /// Children are validated first, recursively for the first `Hierarchy.maxNesting` levels below
+    /// the entry read; deeper ones with an explicit stack (`validateDescendants()`), so that a
+    /// chain of 10,000 models does not overflow the thread's stack.
     @inlinable
-    func validate() {
+    func validate(nesting: Int = 0) {
         if isValid { return }
+        if nesting >= Int(Hierarchy.maxNesting) { validateDescendants() }
         if childFolds == nil { collectChildren() }
         var piece = contribution
         childFolds.unsafelyUnwrapped.withUnsafeBufferPointer { folds in
@@ -271,7 +276,7 @@ final class PreferenceEntry<Key: ModelPreferenceKey>: PreferenceFold {
                         // Unretained: `childFolds` holds the children's entries.
                         Unmanaged.passUnretained(folds[position])._withUnsafeGuaranteedRef { fold in
                             let child = unsafeDowncast(fold, to: PreferenceEntry<Key>.self)
-                            if !child.isValid { child.validate() }
+                            if !child.isValid { child.validate(nesting: nesting + 1) }
                             Self.combine(&combined, child.piece)
                         }
                     }
@@ -292,6 +297,25 @@ final class PreferenceEntry<Key: ModelPreferenceKey>: PreferenceFold {
     static func combine(_ value: inout Key.Value?, _ next: Key.Value?) {
         guard let next else { return }
         if value == nil { value = next } else { Key.reduce(value: &value!, nextValue: next) }
+    }
+
+    /// Validates the invalid entries below this one, deepest first, without recursion: each then
+    /// finds its children valid. Caller holds the lock.
+    @usableFromInline
+    func validateDescendants() {
+        var order: [PreferenceEntry<Key>] = []
+        var stack: [PreferenceEntry<Key>] = [self]
+        while let entry = stack.popLast() {
+            if entry !== self { order.append(entry) }
+            if entry.childFolds == nil { entry.collectChildren() }
+            for fold in entry.childFolds.unsafelyUnwrapped {
+                let child = unsafeDowncast(fold, to: PreferenceEntry<Key>.self)
+                if !child.isValid { stack.append(child) }
+            }
+        }
+        for entry in order.reversed() where !entry.isValid {
+            entry.validate(nesting: 0)
+        }
     }
 
     /// Finds the children's entries, in order, after a change of the tree's shape.
