@@ -152,6 +152,7 @@ private func onSmallStack(_ body: @Sendable () async throws -> Void) async rethr
             top.node.undoStack.undo()
             #expect(bottom.value == 5)
 
+            withExtendedLifetime(anchored) {}
             anchored = nil
             #expect(chain.allSatisfy { $0.lifetime == .destructed })
         }
