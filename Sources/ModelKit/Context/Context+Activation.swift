@@ -92,27 +92,51 @@ struct TeardownBatch {
     }
 
     var entries: [Entry] = []
-    /// Children nested too deep to destruct recursively, for the outermost destruct (nil until
-    /// the first: the usual batch carries no list).
-    private var deferredChildren: [Context]?
+
+    /// What few batches need: continued cells, observer lists left, children nested too deep.
+    /// Nil until the first of them, so that the usual batch (a model released with nothing of the
+    /// sort) carries, copies and releases one empty reference instead of three collections.
+    ///
+    /// A reference in a value type: a batch is filled, finished (``finishDestructs()``) and only
+    /// then copied into an action or kept for release, so no two copies ever fill it. It is filled
+    /// and read under the lock of the section whose destructs fill the batch.
+    private var rare: Rare?
+
+    private final class Rare {
+        /// The cells of destructed models that newer instances continued (see
+        /// ``TeardownBatch/retireForwardingCells()``).
+        var continuedCells: Set<ObjectIdentifier> = []
+        /// The observer lists that destructed models' observers left (see
+        /// ``TeardownBatch/compactObserverLists()``), by context and property. The contexts are
+        /// retained until the batch is released.
+        var leftObserverLists: [ObserverListKey: Context] = [:]
+        /// Children nested too deep to destruct recursively, for the outermost destruct.
+        var deferredChildren: [Context] = []
+    }
+
+    private mutating func ensuredRare() -> Rare {
+        if let rare { return rare }
+        let made = Rare()
+        rare = made
+        return made
+    }
 
     /// Keeps `child` for the outermost destruct. Caller holds the lock for a section.
     mutating func deferChild(_ child: Context) {
-        if deferredChildren == nil { deferredChildren = [] }
-        deferredChildren!.append(child)
+        ensuredRare().deferredChildren.append(child)
     }
 
     /// Destructs the children `deferChild(_:)` kept, in order, each one level below the outermost
     /// (their own deep children join the list). Caller holds the lock for a section.
     fileprivate mutating func destructDeferredChildren() {
-        guard deferredChildren != nil else { return }
+        guard let rare, !rare.deferredChildren.isEmpty else { return }
         var position = 0
-        while position < deferredChildren!.count {
-            let child = deferredChildren![position]
+        while position < rare.deferredChildren.count {
+            let child = rare.deferredChildren[position]
             position += 1
             child.destruct(into: &self, nesting: 1)
         }
-        deferredChildren = nil
+        rare.deferredChildren = []
     }
     /// Destructed contexts whose model values are released after the work (their release may
     /// free the contexts, and values that run code in their deinit).
@@ -120,15 +144,6 @@ struct TeardownBatch {
     /// Tracked values that destructed models' cells gave back (see `AnyCell.retire()`), released
     /// after the work for the same reason.
     private var retiredValues: [Any] = []
-
-    /// The cells of destructed models that newer instances continued (see
-    /// ``retireForwardingCells()``).
-    private var continuedCells: Set<ObjectIdentifier> = []
-
-    /// The observer lists that destructed models' observers left (see ``compactObserverLists()``),
-    /// by context and property. The contexts are retained until the batch is released.
-    /// Nil until the first one: a batch that meets no observer builds no dictionary.
-    private var leftObserverLists: [ObserverListKey: Context]?
 
     struct ObserverListKey: Hashable {
         let context: ObjectIdentifier
@@ -140,7 +155,8 @@ struct TeardownBatch {
     /// Notes the cells of a destructed model that a newer instance continued: the cells of the
     /// earlier instances forward to them. Caller holds the lock.
     mutating func noteContinued(_ cells: [AnyCell]) {
-        for cell in cells { continuedCells.insert(ObjectIdentifier(cell)) }
+        let rare = ensuredRare()
+        for cell in cells { rare.continuedCells.insert(ObjectIdentifier(cell)) }
     }
 
     /// Retires the cells forwarding to the cells ``noteContinued(_:)`` noted, as their models'
@@ -148,9 +164,9 @@ struct TeardownBatch {
     /// keep each other alive), in one pass over the forward table. Caller holds the lock for the
     /// section whose destructs filled the batch.
     mutating func retireForwardingCells() {
-        guard !continuedCells.isEmpty else { return }
-        let cells = continuedCells
-        continuedCells = []
+        guard let rare, !rare.continuedCells.isEmpty else { return }
+        let cells = rare.continuedCells
+        rare.continuedCells = []
         let retired = unboundLock.withShortLock {
             forwardedCells.withLock { $0.retireSources(forwardingTo: cells) }
         }
@@ -169,15 +185,16 @@ struct TeardownBatch {
     /// to compact once the batch's destructs are done. Caller holds the lock.
     mutating func noteObserverLeft(_ context: Context, index: Int) {
         let key = ObserverListKey(context: ObjectIdentifier(context), index: index)
-        if leftObserverLists == nil { leftObserverLists = [key: context] } else { leftObserverLists![key] = context }
+        ensuredRare().leftObserverLists[key] = context
     }
 
     /// Removes the observers the batch's destructed models left from the lists they were in, each
     /// list once. Call once the destructs are done, before anything reads the lists (a commit).
     /// Caller holds the lock for the section whose destructs filled the batch.
     mutating func compactObserverLists() {
-        guard let leftObserverLists else { return }
-        self.leftObserverLists = nil
+        guard let rare, !rare.leftObserverLists.isEmpty else { return }
+        let leftObserverLists = rare.leftObserverLists
+        rare.leftObserverLists = [:]
         var contexts: [ObjectIdentifier: Context] = [:]
         for (key, context) in leftObserverLists {
             PropertyObserver.removeCancelled(from: context, index: key.index)
